@@ -1,0 +1,65 @@
+using System;
+using System.Text.Json;
+using System.Text.Json.Serialization;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Http;
+using Microsoft.Extensions.Logging;
+
+// Peer app for the load harness: plaintext and JSON endpoints on the framework's server, configured the
+// way a tuned TechEmpower "platform"-style entry would be (no logging, no routing middleware).
+int port = 8081;
+for (int i = 0; i < args.Length - 1; i++)
+{
+    if (args[i] == "--port")
+    {
+        port = int.Parse(args[i + 1], System.Globalization.CultureInfo.InvariantCulture);
+    }
+}
+
+var builder = WebApplication.CreateSlimBuilder();
+builder.Logging.ClearProviders();
+builder.WebHost.ConfigureKestrel(o =>
+{
+    o.ListenLocalhost(port);
+    o.AddServerHeader = true;
+});
+var app = builder.Build();
+byte[] hello = "Hello, World!"u8.ToArray();
+
+app.Run(context =>
+{
+    var path = context.Request.Path;
+    if (path == "/plaintext")
+    {
+        context.Response.StatusCode = 200;
+        context.Response.ContentType = "text/plain";
+        context.Response.ContentLength = hello.Length;
+        return context.Response.Body.WriteAsync(hello).AsTask();
+    }
+
+    if (path == "/json")
+    {
+        context.Response.StatusCode = 200;
+        context.Response.ContentType = "application/json";
+        var writer = new Utf8JsonWriter(context.Response.BodyWriter);
+        JsonSerializer.Serialize(writer, new JsonMessage { Message = "Hello, World!" }, PeerJsonContext.Default.JsonMessage);
+        writer.Flush();
+        return System.Threading.Tasks.Task.CompletedTask;
+    }
+
+    context.Response.StatusCode = 404;
+    return System.Threading.Tasks.Task.CompletedTask;
+});
+
+Console.WriteLine($"Kestrel peer listening on http://127.0.0.1:{port}");
+app.Run();
+
+internal sealed class JsonMessage
+{
+    [JsonPropertyName("message")]
+    public string Message { get; set; } = "";
+}
+
+[JsonSerializable(typeof(JsonMessage))]
+internal sealed partial class PeerJsonContext : JsonSerializerContext;

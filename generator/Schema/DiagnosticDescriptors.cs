@@ -1,0 +1,88 @@
+using Microsoft.CodeAnalysis;
+
+namespace Falconet.Generator.Schema;
+
+/// <summary>Every diagnostic the generator reports; IDs are stable and documented in docs/diagnostics.md.</summary>
+public static class DiagnosticDescriptors
+{
+    private const string Category = "Falconet.Generator";
+
+    public static readonly DiagnosticDescriptor InvalidJson = Create(
+        "FALC001", "Invalid JSON in header schema", "The header schema is not valid JSON: {0}",
+        "Fix the JSON syntax at the reported position; comments and trailing commas are accepted.");
+
+    public static readonly DiagnosticDescriptor UnknownProperty = Create(
+        "FALC002", "Unknown property in header schema", "Unknown property '{0}' in {1}",
+        "Only the properties described by known-headers.schema.json are allowed.");
+
+    public static readonly DiagnosticDescriptor DuplicateName = Create(
+        "FALC003", "Duplicate name in header schema", "{0} '{1}' is already defined{2}",
+        "Names are compared case-insensitively, across the default schema and every *.headers.json file.");
+
+    public static readonly DiagnosticDescriptor NonTokenCharacter = Create(
+        "FALC004", "Name is not an HTTP token", "{0} '{1}' contains the character '{2}' that is not allowed in an RFC 9110 token",
+        "Method and header names may contain only letters, digits and !#$%&'*+-.^_`|~.");
+
+    public static readonly DiagnosticDescriptor EmptyName = Create(
+        "FALC005", "Empty name in header schema", "{0} name is empty",
+        "Give every method and header a name of at least one character.");
+
+    public static readonly DiagnosticDescriptor TooManyHeaders = Create(
+        "FALC006", "Too many headers in one collection", "{0} has {1} bit-indexed headers; at most 64 fit in the bit set",
+        "Remove headers from the collection; Content-Length is not counted because it is kept outside the bit set.");
+
+    public static readonly DiagnosticDescriptor MethodTooLong = Create(
+        "FALC007", "Method cannot be encoded", "Method '{0}' has {1} characters; the matcher encodes methods of at most {2}",
+        "Shorten the method name or leave it out of the schema; it is then reported as a custom method.");
+
+    public static readonly DiagnosticDescriptor BadVersion = Create(
+        "FALC008", "Invalid HTTP version", "Version '{0}' is not of the form HTTP/d.d",
+        "A version is exactly 8 characters: HTTP/, a digit, a dot and a digit.");
+
+    public static readonly DiagnosticDescriptor WrongValueType = Create(
+        "FALC009", "Wrong value type in header schema", "{0} must be {1}, found {2}",
+        "Follow the types of known-headers.schema.json: arrays of strings or objects, booleans for flags.");
+
+    public static readonly DiagnosticDescriptor InvalidKnownValue = Create(
+        "FALC010", "Invalid known value", "Known value '{0}' of header '{1}' {2}",
+        "A known value is non-empty, has no leading or trailing whitespace and contains only visible ASCII characters, spaces and tabs.");
+
+    public static readonly DiagnosticDescriptor PropertyNameConflict = Create(
+        "FALC011", "Generated member name conflict", "{0} '{1}' maps to the member name '{2}', {3}",
+        "Methods become enum members and headers become PascalCase properties; rename the entry so its member is unique and not already a member of the generated type.");
+
+    public static readonly DiagnosticDescriptor ContentLengthFlag = Create(
+        "FALC012", "Invalid contentLength flag", "Header '{0}' {1}",
+        "Only the Content-Length header may set contentLength, at most once per collection.");
+
+    public static readonly DiagnosticDescriptor InternalError = Create(
+        "FALC013", "Falconet generator failed", "The Falconet generator failed while {0}: {1}",
+        "This is a bug in Falconet.Generator; please report it with the schema that triggers it.");
+
+    public static readonly DiagnosticDescriptor InvalidOption = Create(
+        "FALC014", "Invalid Falconet MSBuild option", "MSBuild property {0} has the invalid value '{1}'; {2}",
+        "FalconetNamespace must be a dotted C# namespace; FalconetVisibility must be public or internal.");
+
+    /// <summary>The descriptor with the given ID; <see cref="InternalError"/> for an unknown ID.</summary>
+    public static DiagnosticDescriptor Find(string id) => id switch
+    {
+        "FALC001" => InvalidJson,
+        "FALC002" => UnknownProperty,
+        "FALC003" => DuplicateName,
+        "FALC004" => NonTokenCharacter,
+        "FALC005" => EmptyName,
+        "FALC006" => TooManyHeaders,
+        "FALC007" => MethodTooLong,
+        "FALC008" => BadVersion,
+        "FALC009" => WrongValueType,
+        "FALC010" => InvalidKnownValue,
+        "FALC011" => PropertyNameConflict,
+        "FALC012" => ContentLengthFlag,
+        "FALC014" => InvalidOption,
+        _ => InternalError,
+    };
+
+    private static DiagnosticDescriptor Create(string id, string title, string message, string description) =>
+        new(id, title, message, Category, DiagnosticSeverity.Error, isEnabledByDefault: true,
+            description: description + " See docs/diagnostics.md#" + id.ToLowerInvariant() + ".");
+}

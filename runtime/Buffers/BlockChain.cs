@@ -1,0 +1,215 @@
+using System;
+using System.Buffers;
+
+namespace Falconet.Buffers;
+
+/// <summary>A queue of pool blocks: bytes are appended at the tail and consumed from the head, and the whole content reads as a <see cref="ReadOnlySequence{T}"/> without a copy.</summary>
+/// <remarks>Not thread-safe: one reader and writer at a time, as on a connection.</remarks>
+public sealed class BlockChain : IBufferWriter<byte>, IDisposable
+{
+    private readonly SlabMemoryPool _pool;
+    private MemoryBlock? _head;
+    private MemoryBlock? _tail;
+    private long _length;
+
+    /// <summary>Creates an empty chain that rents its blocks from <paramref name="pool"/>.</summary>
+    public BlockChain(SlabMemoryPool pool)
+    {
+        ArgumentNullException.ThrowIfNull(pool);
+        _pool = pool;
+    }
+
+    /// <summary>The pool the blocks come from and go back to.</summary>
+    public SlabMemoryPool Pool => _pool;
+
+    /// <summary>Number of buffered (appended and not consumed) bytes.</summary>
+    public long Length => _length;
+
+    /// <summary>True when nothing is buffered.</summary>
+    public bool IsEmpty => _length == 0;
+
+    /// <summary>The first block, or null when the chain holds none.</summary>
+    public MemoryBlock? Head => _head;
+
+    /// <summary>Returns the tail block's free space, renting a new tail block when it has fewer than <paramref name="sizeHint"/> bytes free.</summary>
+    public Memory<byte> GetWritableMemory(int sizeHint = 1)
+    {
+        return EnsureTail(sizeHint).WritableMemory;
+    }
+
+    /// <summary>Commits <paramref name="count"/> bytes written into the memory from <see cref="GetWritableMemory"/>.</summary>
+    public void Advance(int count)
+    {
+        MemoryBlock? tail = _tail;
+        if (count < 0 || (tail is null ? count != 0 : count > SlabMemoryPool.BlockSize - tail.End))
+        {
+            throw new ArgumentOutOfRangeException(nameof(count), "Advanced past the memory obtained from GetWritableMemory.");
+        }
+
+        if (tail is not null)
+        {
+            tail.End += count;
+            _length += count;
+        }
+    }
+
+    /// <summary>Appends a block (for example one a transport received into) at the tail; the chain owns it from now on.</summary>
+    public void Append(MemoryBlock block)
+    {
+        ArgumentNullException.ThrowIfNull(block);
+        if (!ReferenceEquals(block.Pool, _pool))
+        {
+            throw new ArgumentException("The block belongs to another pool.", nameof(block));
+        }
+
+        block.NextBlock = null;
+        if (_tail is null)
+        {
+            _head = block;
+        }
+        else
+        {
+            _tail.NextBlock = block;
+        }
+
+        _tail = block;
+        _length += block.Length;
+    }
+
+    /// <summary>Copies <paramref name="source"/> to the tail, across as many blocks as it needs.</summary>
+    public void Write(ReadOnlySpan<byte> source)
+    {
+        while (!source.IsEmpty)
+        {
+            Span<byte> target = EnsureTail(1).Writable;
+            int n = Math.Min(target.Length, source.Length);
+            source.Slice(0, n).CopyTo(target);
+            _tail!.End += n;
+            _length += n;
+            source = source.Slice(n);
+        }
+    }
+
+    /// <summary>Everything buffered, one segment per block; valid until the next <see cref="Consume"/> or <see cref="Dispose"/>.</summary>
+    public ReadOnlySequence<byte> GetSequence()
+    {
+        MemoryBlock? head = _head;
+        if (head is null)
+        {
+            return ReadOnlySequence<byte>.Empty;
+        }
+
+        long running = 0;
+        for (MemoryBlock? block = head; block is not null; block = block.NextBlock)
+        {
+            block.PrepareSegment(running);
+            running += block.Length;
+        }
+
+        MemoryBlock tail = _tail!;
+        return new ReadOnlySequence<byte>(head, 0, tail, tail.Length);
+    }
+
+    /// <summary>Drops everything before <paramref name="consumedTo"/> (a position of the last <see cref="GetSequence"/>) and returns fully consumed head blocks to the pool.</summary>
+    public void Consume(SequencePosition consumedTo)
+    {
+        if (consumedTo.GetObject() is not MemoryBlock target)
+        {
+            return;
+        }
+
+        int index = consumedTo.GetInteger();
+        MemoryBlock? block = _head;
+        while (block is not null && !ReferenceEquals(block, target))
+        {
+            MemoryBlock? next = block.NextBlock;
+            _length -= block.Length;
+            _pool.Return(block);
+            block = next;
+        }
+
+        if (block is null)
+        {
+            _head = null;
+            _tail = null;
+            throw new ArgumentException("The position does not belong to this chain.", nameof(consumedTo));
+        }
+
+        if ((uint)index > (uint)block.Length)
+        {
+            throw new ArgumentOutOfRangeException(nameof(consumedTo), "The position is past the data of its block.");
+        }
+
+        block.Start += index;
+        _length -= index;
+        _head = block;
+        if (block.Start < block.End)
+        {
+            return;
+        }
+
+        if (ReferenceEquals(block, _tail))
+        {
+            // An empty tail stays for the next write, rewound so its whole page is free again.
+            block.Start = 0;
+            block.End = 0;
+            return;
+        }
+
+        _head = block.NextBlock;
+        _pool.Return(block);
+    }
+
+    /// <summary>Returns every block to the pool and leaves the chain empty and reusable.</summary>
+    public void Dispose()
+    {
+        MemoryBlock? block = _head;
+        _head = null;
+        _tail = null;
+        _length = 0;
+        while (block is not null)
+        {
+            MemoryBlock? next = block.NextBlock;
+            _pool.Return(block);
+            block = next;
+        }
+    }
+
+    /// <inheritdoc/>
+    Memory<byte> IBufferWriter<byte>.GetMemory(int sizeHint) => GetWritableMemory(sizeHint);
+
+    /// <inheritdoc/>
+    Span<byte> IBufferWriter<byte>.GetSpan(int sizeHint) => EnsureTail(sizeHint).Writable;
+
+    private MemoryBlock EnsureTail(int sizeHint)
+    {
+        if (sizeHint > SlabMemoryPool.BlockSize)
+        {
+            throw new ArgumentOutOfRangeException(nameof(sizeHint), $"A block holds at most {SlabMemoryPool.BlockSize} bytes.");
+        }
+
+        if (sizeHint < 1)
+        {
+            sizeHint = 1;
+        }
+
+        MemoryBlock? tail = _tail;
+        if (tail is not null && SlabMemoryPool.BlockSize - tail.End >= sizeHint)
+        {
+            return tail;
+        }
+
+        MemoryBlock block = _pool.Rent();
+        if (tail is null)
+        {
+            _head = block;
+        }
+        else
+        {
+            tail.NextBlock = block;
+        }
+
+        _tail = block;
+        return block;
+    }
+}

@@ -1,0 +1,112 @@
+using System;
+using System.Buffers;
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
+using System.Threading;
+using System.Threading.Tasks;
+using Falconet.Buffers;
+using Falconet.Transport;
+
+namespace Falconet.Http;
+
+/// <summary>
+/// The bytes a connection has produced but not yet sent: responses of a pipelined batch, written into pool
+/// blocks and sent with one gathered call. The write-behind bound lives here: <see cref="IsOverLimit"/> tells
+/// a writer that it must wait for the socket before producing more.
+/// </summary>
+internal sealed class Http1OutputBuffer : IDisposable
+{
+    private readonly TransportConnection _transport;
+    private readonly BlockChain _chain;
+    private readonly long _limit;
+    private readonly BlockChainWriter _writer;
+
+    public Http1OutputBuffer(TransportConnection transport, long limit)
+    {
+        _transport = transport;
+        _chain = new BlockChain(transport.Pool);
+        _limit = limit;
+        _writer = new BlockChainWriter(_chain);
+    }
+
+    /// <summary>Bytes buffered and not yet handed to the transport.</summary>
+    public long Buffered => _chain.Length;
+
+    /// <summary>The most bytes this buffer ever held at once (a diagnostic for the write-behind bound).</summary>
+    public long PeakBuffered { get; private set; }
+
+    /// <summary>The write-behind bound: at or above it a writer waits for <see cref="FlushAsync"/>.</summary>
+    public long Limit => _limit;
+
+    public bool IsOverLimit => _chain.Length >= _limit;
+
+    /// <summary>The buffer writer over the output blocks (the same object for the life of the connection).</summary>
+    public BlockChainWriter Writer => _writer;
+
+    public void Write(ReadOnlySpan<byte> data)
+    {
+        _writer.Write(data);
+        TrackPeak();
+    }
+
+    /// <summary>Appends every byte buffered in <paramref name="source"/> and consumes it from there.</summary>
+    public void WriteFrom(BlockChain source)
+    {
+        if (source.Length == 0)
+        {
+            return;
+        }
+
+        ReadOnlySequence<byte> data = source.GetSequence();
+        foreach (ReadOnlyMemory<byte> segment in data)
+        {
+            _writer.Write(segment.Span);
+        }
+
+        source.Consume(data.End);
+        TrackPeak();
+    }
+
+    /// <summary>Sends everything buffered in one gathered call; completes synchronously when nothing is buffered.</summary>
+    public ValueTask FlushAsync(CancellationToken cancellationToken = default)
+    {
+        if (_chain.Length == 0)
+        {
+            return default;
+        }
+
+        ReadOnlySequence<byte> data = _chain.GetSequence();
+        ValueTask send = _transport.SendAsync(data, cancellationToken);
+        if (send.IsCompletedSuccessfully)
+        {
+            send.GetAwaiter().GetResult();
+            _chain.Consume(data.End);
+            return default;
+        }
+
+        return AwaitSendAsync(send, data.End);
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
+    private async ValueTask AwaitSendAsync(ValueTask send, SequencePosition end)
+    {
+        await send.ConfigureAwait(false);
+        _chain.Consume(end);
+    }
+
+    internal void TrackPeak()
+    {
+        long length = _chain.Length;
+        if (length > PeakBuffered)
+        {
+            PeakBuffered = length;
+        }
+    }
+
+    public void Dispose()
+    {
+        _writer.Dispose();
+        _chain.Dispose();
+        Debug.Assert(_chain.Length == 0);
+    }
+}

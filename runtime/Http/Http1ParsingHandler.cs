@@ -1,0 +1,32 @@
+using System;
+
+namespace Falconet.Http;
+
+/// <summary>
+/// The struct handler the parser is specialized for: the request line goes into the connection's request
+/// object, each header into the generated <see cref="RequestHeaders"/> (an invalid typed value rejects the request).
+/// </summary>
+internal readonly struct Http1ParsingHandler : IHttpRequestLineHandler, IHttpHeadersHandler
+{
+    private readonly HttpRequest _request;
+    private readonly RequestHeaders _headers;
+
+    public Http1ParsingHandler(HttpRequest request, RequestHeaders headers)
+    {
+        _request = request;
+        _headers = headers;
+    }
+
+    public void OnRequestLine(KnownMethod method, ReadOnlySpan<byte> methodToken, ReadOnlySpan<byte> target,
+        RequestTargetForm form, int queryIndex, KnownVersion version)
+    {
+        _headers.Clear();
+        _request.SetRequestLine(method, methodToken, target, form, queryIndex, version);
+    }
+
+    public bool OnHeader(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value) => _headers.TryAppend(name, value);
+
+    public void OnHeadersComplete()
+    {
+    }
+}

@@ -1,0 +1,20 @@
+using System;
+using Microsoft.Extensions.Logging;
+
+namespace Falconet.Http;
+
+/// <summary>The log messages of the HTTP layer (source-generated, no formatting unless the level is enabled).</summary>
+internal static partial class HttpLog
+{
+    [LoggerMessage(EventId = 1, Level = LogLevel.Debug, Message = "Connection {ConnectionId}: bad request, responding {StatusCode}: {Reason}")]
+    public static partial void BadRequest(ILogger logger, long connectionId, int statusCode, string reason);
+
+    [LoggerMessage(EventId = 2, Level = LogLevel.Error, Message = "Connection {ConnectionId}: the application failed while handling a request")]
+    public static partial void ApplicationError(ILogger logger, long connectionId, Exception exception);
+
+    [LoggerMessage(EventId = 3, Level = LogLevel.Debug, Message = "Connection {ConnectionId}: closed after an I/O error")]
+    public static partial void ConnectionError(ILogger logger, long connectionId, Exception exception);
+
+    [LoggerMessage(EventId = 4, Level = LogLevel.Warning, Message = "Connection {ConnectionId}: the response had started when the application failed; the connection is aborted")]
+    public static partial void AbortedAfterStart(ILogger logger, long connectionId);
+}

@@ -1,0 +1,188 @@
+using System;
+using System.IO;
+using System.Text;
+
+namespace Falconet.Http;
+
+/// <summary>
+/// The request being handled on a connection: method, target, version, headers and body. One object per
+/// connection, reset for every request; spans are valid until the handler's task completes.
+/// </summary>
+public sealed class HttpRequest
+{
+    private const int InitialTargetCapacity = 256;
+
+    private byte[] _target = new byte[InitialTargetCapacity];
+    private int _targetLength;
+    private int _pathStart;
+    private int _pathLength;
+    private int _queryIndex;
+    private byte[] _customMethod = Array.Empty<byte>();
+    private int _customMethodLength;
+    private string? _customMethodName;
+    private string? _path;
+    private bool _pathCurrent;
+    private string? _query;
+    private bool _queryCurrent;
+
+    internal HttpRequest(RequestHeaders headers, RequestBodyReader bodyReader)
+    {
+        Headers = headers;
+        BodyReader = bodyReader;
+        Body = new RequestBodyStream(bodyReader);
+    }
+
+    /// <summary>The method, or <see cref="KnownMethod.Custom"/> for a token outside the schema (see <see cref="MethodBytes"/>).</summary>
+    public KnownMethod Method { get; private set; }
+
+    /// <summary>The method token as sent, e.g. "GET".</summary>
+    public ReadOnlySpan<byte> MethodBytes
+        => Method == KnownMethod.Custom ? _customMethod.AsSpan(0, _customMethodLength) : KnownMethods.GetBytes(Method);
+
+    /// <summary>The method as a string: a cached string for known methods, made once per distinct custom token.</summary>
+    public string MethodName
+    {
+        get
+        {
+            if (Method != KnownMethod.Custom)
+            {
+                return KnownMethods.GetName(Method);
+            }
+
+            ReadOnlySpan<byte> token = MethodBytes;
+            if (_customMethodName is null || !Ascii.Equals(token, _customMethodName))
+            {
+                _customMethodName = Encoding.ASCII.GetString(token);
+            }
+
+            return _customMethodName;
+        }
+    }
+
+    /// <summary>The protocol version of the request.</summary>
+    public KnownVersion Version { get; private set; }
+
+    /// <summary>The protocol version as a string, e.g. "HTTP/1.1".</summary>
+    public string Protocol => KnownVersions.GetName(Version);
+
+    /// <summary>The form of the request target (origin, absolute, authority or asterisk).</summary>
+    public RequestTargetForm TargetForm { get; private set; }
+
+    /// <summary>The request target exactly as sent.</summary>
+    public ReadOnlySpan<byte> RawTarget => _target.AsSpan(0, _targetLength);
+
+    /// <summary>The path, raw (percent-encoded as sent): "/a/b" for "/a/b?x=1" and for "http://host/a/b?x=1"; "*" for an asterisk target.</summary>
+    public ReadOnlySpan<byte> PathBytes => _target.AsSpan(_pathStart, _pathLength);
+
+    /// <summary>The query after '?' (without it), raw; empty when the target has none.</summary>
+    public ReadOnlySpan<byte> QueryBytes
+        => _queryIndex < 0 ? ReadOnlySpan<byte>.Empty : _target.AsSpan(_queryIndex + 1, _targetLength - _queryIndex - 1);
+
+    /// <summary>True when the target had a '?'.</summary>
+    public bool HasQuery => _queryIndex >= 0;
+
+    /// <summary>The path as a string, made on first use per request (and reused while consecutive requests ask for the same path).</summary>
+    public string Path
+    {
+        get
+        {
+            if (!_pathCurrent)
+            {
+                _path = Materialize(PathBytes, _path);
+                _pathCurrent = true;
+            }
+
+            return _path!;
+        }
+    }
+
+    /// <summary>The query (without '?') as a string, made on first use per request.</summary>
+    public string Query
+    {
+        get
+        {
+            if (!_queryCurrent)
+            {
+                _query = Materialize(QueryBytes, _query);
+                _queryCurrent = true;
+            }
+
+            return _query!;
+        }
+    }
+
+    /// <summary>The request headers (generated collection, reused across requests of the connection).</summary>
+    public RequestHeaders Headers { get; }
+
+    /// <summary>The Content-Length header, if the request has one.</summary>
+    public long? ContentLength => Headers.ContentLength;
+
+    /// <summary>How the body is framed: none, Content-Length or chunked.</summary>
+    public RequestBodyKind BodyKind { get; internal set; }
+
+    /// <summary>True when the request carries a body (Content-Length above 0, or chunked).</summary>
+    public bool HasBody => BodyKind == RequestBodyKind.Chunked || (BodyKind == RequestBodyKind.ContentLength && Headers.ContentLength > 0);
+
+    /// <summary>Reads the body as spans; the first read of a request that sent Expect: 100-continue sends the interim response.</summary>
+    public RequestBodyReader BodyReader { get; }
+
+    /// <summary>The body as a read-only <see cref="System.IO.Stream"/> (one object per connection).</summary>
+    public Stream Body { get; }
+
+    internal void SetRequestLine(KnownMethod method, ReadOnlySpan<byte> methodToken, ReadOnlySpan<byte> target,
+        RequestTargetForm form, int queryIndex, KnownVersion version)
+    {
+        Method = method;
+        Version = version;
+        TargetForm = form;
+        if (method == KnownMethod.Custom)
+        {
+            if (_customMethod.Length < methodToken.Length)
+            {
+                _customMethod = new byte[Math.Max(16, methodToken.Length)];
+            }
+
+            methodToken.CopyTo(_customMethod);
+            _customMethodLength = methodToken.Length;
+        }
+
+        if (_target.Length < target.Length)
+        {
+            _target = new byte[Math.Max(target.Length, _target.Length * 2)];
+        }
+
+        target.CopyTo(_target);
+        _targetLength = target.Length;
+        _queryIndex = queryIndex;
+        int pathEnd = queryIndex < 0 ? target.Length : queryIndex;
+        _pathStart = form == RequestTargetForm.Absolute ? FindAbsolutePathStart(target[..pathEnd]) : 0;
+        _pathLength = pathEnd - _pathStart;
+        _pathCurrent = false;
+        _queryCurrent = false;
+        BodyKind = RequestBodyKind.None;
+    }
+
+    // "http://host:port/path": the path starts at the first '/' after "://"; a bare authority has an empty path.
+    private static int FindAbsolutePathStart(ReadOnlySpan<byte> target)
+    {
+        int scheme = target.IndexOf("://"u8);
+        int authorityStart = scheme < 0 ? 0 : scheme + 3;
+        int slash = target[authorityStart..].IndexOf((byte)'/');
+        return slash < 0 ? target.Length : authorityStart + slash;
+    }
+
+    private static string Materialize(ReadOnlySpan<byte> bytes, string? previous)
+    {
+        if (bytes.IsEmpty)
+        {
+            return string.Empty;
+        }
+
+        if (previous is not null && previous.Length == bytes.Length && Ascii.Equals(bytes, previous))
+        {
+            return previous;
+        }
+
+        return Encoding.Latin1.GetString(bytes);
+    }
+}

@@ -1,0 +1,203 @@
+using System;
+using Microsoft.Extensions.Primitives;
+
+namespace Falconet.Http;
+
+/// <summary>How the response turns into bytes: the head, the body framing and completion.</summary>
+public sealed partial class HttpResponse
+{
+    private static readonly StringValues s_server = new("Falconet");
+    private static readonly StringValues s_chunked = new("chunked");
+    private static readonly StringValues s_close = new("close");
+    private static readonly StringValues s_keepAlive = new("keep-alive");
+
+    internal void Reset(bool isHead, bool http10, bool keepAlive)
+    {
+        Headers.Clear();
+        if (_staged.Length != 0)
+        {
+            _staged.Consume(_staged.GetSequence().End);
+        }
+
+        _statusCode = 200;
+        _state = ResponseState.NotStarted;
+        _framing = ResponseFraming.None;
+        _bodyBytes = 0;
+        _isHead = isHead;
+        _http10 = http10;
+        KeepAlive = keepAlive;
+    }
+
+    /// <summary>
+    /// Finishes the response after the handler returned: sets Content-Length from the buffered body when the
+    /// response has not started, or writes the last chunk when it streams.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">The body does not match a declared Content-Length.</exception>
+    internal void Complete()
+    {
+        if (_state == ResponseState.NotStarted)
+        {
+            long? declared = Headers.ContentLength;
+            if (declared is not null && declared != _bodyBytes && !_isHead && !HttpStatusLines.IsBodyless(_statusCode))
+            {
+                throw new InvalidOperationException(
+                    $"The handler wrote {_bodyBytes} body bytes but declared Content-Length {declared}.");
+            }
+
+            Start(final: true);
+        }
+        else if (_state == ResponseState.Started)
+        {
+            CommitStaged();
+            if (_framing == ResponseFraming.Chunked && !_isHead)
+            {
+                _output.Write(ChunkedResponseEncoder.LastChunk);
+            }
+            else if (_framing == ResponseFraming.ContentLength && !_isHead && _bodyBytes != Headers.ContentLength)
+            {
+                throw new InvalidOperationException(
+                    $"The handler wrote {_bodyBytes} body bytes but declared Content-Length {Headers.ContentLength}.");
+            }
+        }
+
+        _state = ResponseState.Completed;
+    }
+
+    /// <summary>
+    /// Replaces a response that has not started with an empty one of <paramref name="statusCode"/>
+    /// (Content-Length: 0, plus Connection: close unless the connection stays open). False once started.
+    /// </summary>
+    internal bool TryWriteEmptyResponse(int statusCode, bool keepAlive)
+    {
+        if (_state != ResponseState.NotStarted)
+        {
+            return false;
+        }
+
+        Reset(_isHead, _http10, keepAlive);
+        _statusCode = statusCode;
+        Headers.ContentLength = 0;
+        Start(final: true);
+        _state = ResponseState.Completed;
+        return true;
+    }
+
+    /// <summary>Writes the status line and headers into the output, then the body buffered so far.</summary>
+    private void Start(bool final)
+    {
+        ResponseHeaders headers = Headers;
+        if (headers.Server.Count == 0)
+        {
+            headers.Server = s_server;
+        }
+
+        if (headers.Date.Count == 0)
+        {
+            headers.Date = DateHeaderValues.Value;
+        }
+
+        if (HttpStatusLines.IsBodyless(_statusCode))
+        {
+            _framing = ResponseFraming.None;
+        }
+        else if (headers.ContentLength is not null)
+        {
+            _framing = ResponseFraming.ContentLength;
+        }
+        else if (headers.TransferEncoding.Count != 0)
+        {
+            headers.TransferEncoding = s_chunked;
+            _framing = ResponseFraming.Chunked;
+        }
+        else if (final)
+        {
+            headers.ContentLength = _bodyBytes;
+            _framing = ResponseFraming.ContentLength;
+        }
+        else if (!_http10)
+        {
+            headers.TransferEncoding = s_chunked;
+            _framing = ResponseFraming.Chunked;
+        }
+        else
+        {
+            _framing = ResponseFraming.CloseDelimited;
+            KeepAlive = false;
+        }
+
+        if (KeepAlive && HttpConnectionTokens.ContainsClose(headers.Connection))
+        {
+            KeepAlive = false;
+        }
+
+        if (!KeepAlive)
+        {
+            headers.Connection = s_close;
+        }
+        else if (_http10)
+        {
+            headers.Connection = s_keepAlive;
+        }
+
+        _output.Write(HttpStatusLines.Get(_statusCode));
+        BlockChainWriter writer = _output.Writer;
+        headers.CopyTo(ref writer);
+        _output.Write("\r\n\r\n"u8);
+        _state = ResponseState.Started;
+        CommitStaged();
+    }
+
+    /// <summary>Moves the staged body bytes into the output, as one chunk when chunked.</summary>
+    private void CommitStaged()
+    {
+        long length = _staged.Length;
+        if (length == 0)
+        {
+            return;
+        }
+
+        if (_isHead || _framing == ResponseFraming.None)
+        {
+            _staged.Consume(_staged.GetSequence().End);
+            return;
+        }
+
+        if (_framing == ResponseFraming.Chunked)
+        {
+            ChunkedResponseEncoder.WriteChunkHeader(_output.Writer, length);
+            _output.WriteFrom(_staged);
+            _output.Write(ChunkedResponseEncoder.ChunkEnd);
+        }
+        else
+        {
+            _output.WriteFrom(_staged);
+        }
+    }
+
+    /// <summary>Writes body bytes of a started response straight into the output.</summary>
+    private void WriteFramed(ReadOnlySpan<byte> data)
+    {
+        if (_framing == ResponseFraming.None)
+        {
+            return;
+        }
+
+        if (_framing == ResponseFraming.Chunked)
+        {
+            ChunkedResponseEncoder.WriteChunkHeader(_output.Writer, data.Length);
+            _output.Write(data);
+            _output.Write(ChunkedResponseEncoder.ChunkEnd);
+        }
+        else
+        {
+            _output.Write(data);
+        }
+    }
+
+    /// <summary>Returns the staged blocks to the pool (connection teardown).</summary>
+    internal void ReleaseBuffers()
+    {
+        _stagedWriter.Dispose();
+        _staged.Dispose();
+    }
+}

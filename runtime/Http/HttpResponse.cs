@@ -1,0 +1,230 @@
+using System;
+using System.Buffers;
+using System.IO;
+using System.Threading;
+using System.Threading.Tasks;
+using Falconet.Buffers;
+
+namespace Falconet.Http;
+
+/// <summary>
+/// The response to the current request: status, headers and body. The body is buffered until the handler
+/// completes (then Content-Length is set from it) or flushes, or until buffered output passes the
+/// write-behind bound (then it streams, chunked on HTTP/1.1). One object per connection, reset per request.
+/// </summary>
+public sealed partial class HttpResponse
+{
+    private readonly Http1OutputBuffer _output;
+    private readonly BlockChain _staged;
+    private readonly BlockChainWriter _stagedWriter;
+    private int _statusCode = 200;
+    private ResponseState _state;
+    private ResponseFraming _framing;
+    private long _bodyBytes;
+    private bool _isHead;
+    private bool _http10;
+
+    internal HttpResponse(ResponseHeaders headers, Http1OutputBuffer output, SlabMemoryPool pool)
+    {
+        Headers = headers;
+        _output = output;
+        _staged = new BlockChain(pool);
+        _stagedWriter = new BlockChainWriter(_staged);
+        BodyWriter = new ResponseBodyWriter(this);
+        Body = new ResponseBodyStream(this);
+    }
+
+    /// <summary>The status code (200 by default); settable until the response has started.</summary>
+    public int StatusCode
+    {
+        get => _statusCode;
+        set
+        {
+            ThrowIfStarted();
+            if ((uint)(value - 100) > 499)
+            {
+                throw new ArgumentOutOfRangeException(nameof(value), value, "An HTTP status code is between 100 and 599.");
+            }
+
+            _statusCode = value;
+        }
+    }
+
+    /// <summary>The response headers (generated collection); changes after the response has started are not sent.</summary>
+    public ResponseHeaders Headers { get; }
+
+    /// <summary>The Content-Length header; left unset, it is computed from the body when the handler completes without flushing.</summary>
+    public long? ContentLength
+    {
+        get => Headers.ContentLength;
+        set => Headers.ContentLength = value;
+    }
+
+    /// <summary>True once the status line and headers have been written to the connection's output.</summary>
+    public bool HasStarted => _state != ResponseState.NotStarted;
+
+    /// <summary>Body bytes the application has written so far.</summary>
+    public long BytesWritten => _bodyBytes;
+
+    /// <summary>A buffer writer over the body (e.g. for Utf8JsonWriter); call its FlushAsync or the handler's return to send.</summary>
+    public ResponseBodyWriter BodyWriter { get; }
+
+    /// <summary>The body as a write-only <see cref="System.IO.Stream"/> (one object per connection).</summary>
+    public Stream Body { get; }
+
+    /// <summary>True when the connection stays open after this response.</summary>
+    internal bool KeepAlive { get; set; }
+
+    /// <summary>
+    /// Appends body bytes. Completes at once: the bytes are buffered, and sent when the handler completes, when
+    /// it flushes, or by the next <see cref="WriteAsync"/> once buffered output passes the write-behind bound.
+    /// </summary>
+    public void Write(ReadOnlySpan<byte> data)
+    {
+        if (data.IsEmpty)
+        {
+            return;
+        }
+
+        CountBodyBytes(data.Length);
+        if (_isHead)
+        {
+            return;
+        }
+
+        if (_state == ResponseState.NotStarted)
+        {
+            _stagedWriter.Write(data);
+            if (_staged.Length + _output.Buffered >= _output.Limit)
+            {
+                Start(final: false);
+            }
+
+            return;
+        }
+
+        CommitStaged();
+        WriteFramed(data);
+    }
+
+    /// <summary>
+    /// Appends body bytes and, when buffered output is at or above the write-behind bound, waits until the
+    /// transport has sent it, so a slow reader holds the server's buffered output within the bound.
+    /// </summary>
+    public ValueTask WriteAsync(ReadOnlyMemory<byte> data, CancellationToken cancellationToken = default)
+    {
+        Write(data.Span);
+        return _output.IsOverLimit ? _output.FlushAsync(cancellationToken) : default;
+    }
+
+    /// <summary>
+    /// Starts the response (chunked on HTTP/1.1 and close-delimited on HTTP/1.0 unless Content-Length is set)
+    /// and sends everything buffered.
+    /// </summary>
+    public ValueTask FlushAsync(CancellationToken cancellationToken = default)
+    {
+        if (_state == ResponseState.Completed)
+        {
+            throw new InvalidOperationException("The response has completed.");
+        }
+
+        if (_state == ResponseState.NotStarted)
+        {
+            Start(final: false);
+        }
+        else
+        {
+            CommitStaged();
+        }
+
+        return _output.FlushAsync(cancellationToken);
+    }
+
+    /// <summary>Memory for the body writer: the free space of the staged body blocks.</summary>
+    internal Memory<byte> GetBodyMemory(int sizeHint)
+    {
+        ThrowIfCompleted();
+        return _stagedWriter.GetMemory(sizeHint);
+    }
+
+    /// <summary>Called by the body writer after the application advanced it by <paramref name="count"/> bytes.</summary>
+    internal void AdvanceBody(int count)
+    {
+        if (count == 0)
+        {
+            return;
+        }
+
+        CountBodyBytes(count);
+        _stagedWriter.Advance(count);
+        if (_isHead)
+        {
+            _staged.Consume(_staged.GetSequence().End);
+            return;
+        }
+
+        if (_staged.Length + _output.Buffered >= _output.Limit)
+        {
+            if (_state == ResponseState.NotStarted)
+            {
+                Start(final: false);
+            }
+            else
+            {
+                CommitStaged();
+            }
+        }
+    }
+
+    /// <summary>Waits for the transport when buffered output is at or above the write-behind bound.</summary>
+    internal ValueTask WaitForWriteBehindAsync(CancellationToken cancellationToken)
+        => _output.IsOverLimit ? _output.FlushAsync(cancellationToken) : default;
+
+    private void CountBodyBytes(int count)
+    {
+        ThrowIfCompleted();
+        if (HttpStatusLines.IsBodyless(_statusCode))
+        {
+            throw new InvalidOperationException($"A response with status {_statusCode} has no body.");
+        }
+
+        long total = _bodyBytes + count;
+        if (_state != ResponseState.NotStarted && _framing == ResponseFraming.ContentLength && total > Headers.ContentLength)
+        {
+            throw new InvalidOperationException($"The body passes the declared Content-Length of {Headers.ContentLength} bytes.");
+        }
+
+        _bodyBytes = total;
+    }
+
+    private void ThrowIfStarted()
+    {
+        if (_state != ResponseState.NotStarted)
+        {
+            throw new InvalidOperationException("The response has started: its status and headers are sent.");
+        }
+    }
+
+    private void ThrowIfCompleted()
+    {
+        if (_state == ResponseState.Completed)
+        {
+            throw new InvalidOperationException("The response has completed.");
+        }
+    }
+
+    private enum ResponseState : byte
+    {
+        NotStarted,
+        Started,
+        Completed,
+    }
+
+    private enum ResponseFraming : byte
+    {
+        None,
+        ContentLength,
+        Chunked,
+        CloseDelimited,
+    }
+}

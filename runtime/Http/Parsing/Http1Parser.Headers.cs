@@ -1,0 +1,193 @@
+using System;
+using System.Buffers;
+using System.Diagnostics;
+using System.Diagnostics.CodeAnalysis;
+using System.Runtime.CompilerServices;
+using Falconet.Text;
+
+namespace Falconet.Http;
+
+public static partial class Http1Parser
+{
+    /// <summary>Parses header lines up to and including the empty line; true when the whole section was consumed.</summary>
+    /// <remarks>
+    /// On false, every complete line has been handed to the handler and consumed, and <paramref name="state"/>
+    /// holds the count and size so far: call again with the same state once more data arrived.
+    /// </remarks>
+    /// <exception cref="BadHttpRequestException">431 over the count or size limit; 400 for obs-fold, whitespace before the
+    /// colon, bare CR or LF, a non-token name, an invalid value byte, or a value the handler refused.</exception>
+    public static bool TryParseHeaders<T>(ref T handler, ref SequenceReader<byte> reader, HttpLimits limits, ref HeaderParseState state)
+        where T : struct, IHttpHeadersHandler
+    {
+        while (!reader.End)
+        {
+            int consumed = ParseHeaderLine(ref handler, reader.UnreadSpan, limits, ref state, out bool sectionComplete);
+            if (consumed == 0)
+            {
+                consumed = ParseHeaderLineAcrossSegments(ref handler, ref reader, limits, ref state, out sectionComplete);
+                if (consumed == 0)
+                {
+                    return false;
+                }
+            }
+
+            reader.Advance(consumed);
+            if (sectionComplete)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    [SkipLocalsInit]
+    private static int ParseHeaderLineAcrossSegments<T>(ref T handler, ref SequenceReader<byte> reader, HttpLimits limits,
+        ref HeaderParseState state, out bool sectionComplete)
+        where T : struct, IHttpHeadersHandler
+    {
+        sectionComplete = false;
+        int allowed = limits.MaxRequestHeadersSize - state.Bytes;
+        if (!TryFindLine(ref reader, allowed, out int length))
+        {
+            // The end of the section is CRLF; a CR followed by anything else is rejected without waiting for a LF.
+            if (reader.TryPeek(out byte first) && first == (byte)'\r' && reader.TryPeek(1, out _))
+            {
+                BadHttpRequestException.Throw("Header section contains a bare CR.");
+            }
+
+            if (reader.Remaining >= allowed)
+            {
+                BadHttpRequestException.Throw("Request header section too large.", 431);
+            }
+
+            return 0;
+        }
+
+        Span<byte> line = Copy(reader.UnreadSequence.Slice(0, length), stackalloc byte[StackCopySize], out byte[]? rented);
+        try
+        {
+            int consumed = ParseHeaderLine(ref handler, line, limits, ref state, out sectionComplete);
+            Debug.Assert(consumed == length, "A line that ends in LF is either parsed whole or rejected.");
+            return consumed;
+        }
+        finally
+        {
+            ReturnCopy(rented);
+        }
+    }
+
+    /// <summary>Parses the header line at the start of <paramref name="span"/>; returns its length, or 0 when the span ends first.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int ParseHeaderLine<T>(ref T handler, ReadOnlySpan<byte> span, HttpLimits limits,
+        ref HeaderParseState state, out bool sectionComplete)
+        where T : struct, IHttpHeadersHandler
+    {
+        sectionComplete = false;
+        if (span[0] == (byte)'\r')
+        {
+            if (span.Length < 2)
+            {
+                return 0;
+            }
+
+            if (span[1] != (byte)'\n')
+            {
+                BadHttpRequestException.Throw("Header section contains a bare CR.");
+            }
+
+            if (2 > limits.MaxRequestHeadersSize - state.Bytes)
+            {
+                BadHttpRequestException.Throw("Request header section too large.", 431);
+            }
+
+            state.Bytes += 2;
+            sectionComplete = true;
+            handler.OnHeadersComplete();
+            return 2;
+        }
+
+        // One scan finds the colon and proves every byte before it is a tchar.
+        int nameLength = HttpScanner.IndexOfNonToken(span);
+        if (nameLength < 0)
+        {
+            return 0;
+        }
+
+        if (span[nameLength] != (byte)':' || nameLength == 0)
+        {
+            ThrowInvalidName(span, nameLength);
+        }
+
+        // One scan finds the line end and proves every value byte before it is VCHAR, obs-text, SP or HTAB.
+        int valueStart = nameLength + 1;
+        int valueLength = HttpScanner.IndexOfFieldValueEnd(span[valueStart..]);
+        if (valueLength < 0)
+        {
+            return 0;
+        }
+
+        int carriageReturn = valueStart + valueLength;
+        if (span[carriageReturn] != (byte)'\r')
+        {
+            BadHttpRequestException.Throw(span[carriageReturn] == (byte)'\n'
+                ? "Header line ends with a bare LF."
+                : "Header value contains a control character.");
+        }
+
+        if (carriageReturn + 1 == span.Length)
+        {
+            return 0;
+        }
+
+        if (span[carriageReturn + 1] != (byte)'\n')
+        {
+            BadHttpRequestException.Throw("Header value contains a bare CR.");
+        }
+
+        int lineLength = carriageReturn + 2;
+        if (state.Count >= limits.MaxRequestHeaderCount)
+        {
+            BadHttpRequestException.Throw("Too many request headers.", 431);
+        }
+
+        if (lineLength > limits.MaxRequestHeadersSize - state.Bytes)
+        {
+            BadHttpRequestException.Throw("Request header section too large.", 431);
+        }
+
+        ReadOnlySpan<byte> value = HttpCharacters.TrimWhitespace(span[valueStart..carriageReturn]);
+        if (!handler.OnHeader(span[..nameLength], value))
+        {
+            BadHttpRequestException.Throw("Invalid request header value.");
+        }
+
+        state.Count++;
+        state.Bytes += lineLength;
+        return lineLength;
+    }
+
+    [DoesNotReturn]
+    private static void ThrowInvalidName(ReadOnlySpan<byte> span, int nameLength)
+    {
+        byte found = span[nameLength];
+        if (nameLength == 0)
+        {
+            BadHttpRequestException.Throw(found switch
+            {
+                (byte)' ' or (byte)'\t' => "Header line starts with whitespace (obs-fold).",
+                (byte)'\n' => "Header section contains a bare LF.",
+                (byte)':' => "Header field name is empty.",
+                _ => "Header field name contains an invalid character.",
+            });
+        }
+
+        BadHttpRequestException.Throw(found switch
+        {
+            (byte)' ' or (byte)'\t' => "Whitespace between header field name and colon.",
+            (byte)'\r' or (byte)'\n' => "Header line has no colon.",
+            _ => "Header field name contains an invalid character.",
+        });
+    }
+}

@@ -1,0 +1,254 @@
+using System;
+using System.Buffers;
+using System.IO;
+using System.Runtime.CompilerServices;
+using System.Threading;
+using System.Threading.Tasks;
+using Falconet.Buffers;
+
+namespace Falconet.Http;
+
+/// <summary>
+/// Reads the body of the current request (Content-Length or chunked) out of the connection's input blocks.
+/// One object per connection, reset for every request.
+/// </summary>
+public sealed class RequestBodyReader
+{
+    private readonly Http1Input _input;
+    private readonly Http1OutputBuffer _output;
+    private readonly SlabMemoryPool _pool;
+    private readonly HttpLimits _limits;
+    private HttpResponse? _response;
+    private RequestBodyKind _kind;
+    private long _remaining;
+    private ChunkedDecoder _decoder;
+    private bool _completed = true;
+    private bool _expectContinue;
+
+    internal RequestBodyReader(Http1Input input, Http1OutputBuffer output, SlabMemoryPool pool, HttpLimits limits)
+    {
+        _input = input;
+        _output = output;
+        _pool = pool;
+        _limits = limits;
+    }
+
+    /// <summary>True once every body byte of the current request has been read (always true without a body).</summary>
+    public bool IsCompleted => _completed;
+
+    /// <summary>Body bytes handed to the application so far for the current request.</summary>
+    public long BytesRead { get; private set; }
+
+    /// <summary>True when the request asked for 100 Continue and the interim response was sent.</summary>
+    public bool ContinueSent { get; private set; }
+
+    /// <summary>The error that made the body unreadable (malformed chunk, too large); the connection closes after it.</summary>
+    internal BadHttpRequestException? Fault { get; private set; }
+
+    /// <summary>True when the body ended early because the peer closed the connection.</summary>
+    internal bool Truncated { get; private set; }
+
+    internal void Attach(HttpResponse response) => _response = response;
+
+    internal void Reset(RequestBodyKind kind, long contentLength, bool expectContinue)
+    {
+        _kind = kind;
+        _remaining = kind == RequestBodyKind.ContentLength ? contentLength : 0;
+        _completed = kind == RequestBodyKind.None || (kind == RequestBodyKind.ContentLength && contentLength == 0);
+        _expectContinue = expectContinue && !_completed;
+        _decoder.Reset();
+        BytesRead = 0;
+        ContinueSent = false;
+        Fault = null;
+        Truncated = false;
+    }
+
+    /// <summary>
+    /// Reads up to <paramref name="destination"/>.Length body bytes; 0 means the body is complete. Completes
+    /// synchronously when the bytes are already buffered.
+    /// </summary>
+    /// <exception cref="BadHttpRequestException">The chunked framing is malformed (400) or the body is too large (413).</exception>
+    /// <exception cref="IOException">The client closed the connection before the body was complete.</exception>
+    public ValueTask<int> ReadAsync(Memory<byte> destination, CancellationToken cancellationToken = default)
+    {
+        if (Fault is not null)
+        {
+            return ValueTask.FromException<int>(Fault);
+        }
+
+        if (_completed || destination.IsEmpty)
+        {
+            return new ValueTask<int>(0);
+        }
+
+        if (!_expectContinue)
+        {
+            int read = ReadBuffered(destination.Span);
+            if (read > 0 || _completed)
+            {
+                return new ValueTask<int>(read);
+            }
+        }
+
+        return ReadSlowAsync(destination, cancellationToken);
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<int> ReadSlowAsync(Memory<byte> destination, CancellationToken cancellationToken)
+    {
+        if (_expectContinue)
+        {
+            _expectContinue = false;
+            if (_input.Buffered == 0 && _response is { HasStarted: false })
+            {
+                _output.Write(HttpStatusLines.Continue);
+                await _output.FlushAsync(cancellationToken).ConfigureAwait(false);
+                ContinueSent = true;
+            }
+        }
+
+        while (true)
+        {
+            int read = ReadBuffered(destination.Span);
+            if (read > 0 || _completed)
+            {
+                return read;
+            }
+
+            int received = await _input.ReceiveAsync(cancellationToken).ConfigureAwait(false);
+            if (received == 0)
+            {
+                Truncated = true;
+                throw new IOException("The client closed the connection before the request body was complete.");
+            }
+        }
+    }
+
+    /// <summary>Copies or decodes body bytes already received; never waits.</summary>
+    private int ReadBuffered(Span<byte> destination)
+    {
+        if (_input.Buffered == 0)
+        {
+            return 0;
+        }
+
+        ReadOnlySequence<byte> buffered = _input.GetSequence();
+        if (_kind == RequestBodyKind.ContentLength)
+        {
+            int count = (int)Math.Min(Math.Min(_remaining, buffered.Length), destination.Length);
+            ReadOnlySequence<byte> slice = buffered.Slice(0, count);
+            slice.CopyTo(destination);
+            _input.Consume(slice.End);
+            _remaining -= count;
+            BytesRead += count;
+            _completed = _remaining == 0;
+            return count;
+        }
+
+        var reader = new SequenceReader<byte>(buffered);
+        int written;
+        try
+        {
+            long before;
+            bool done;
+            do
+            {
+                before = reader.Consumed;
+                written = _decoder.Decode(ref reader, destination, _limits, out done);
+            }
+            while (written == 0 && !done && reader.Consumed != before && !reader.End);
+
+            _completed = done;
+        }
+        catch (BadHttpRequestException exception)
+        {
+            Fault = exception;
+            throw;
+        }
+
+        _input.Consume(reader.Position);
+        BytesRead += written;
+        return written;
+    }
+
+    /// <summary>
+    /// True when the unread rest of the body can be drained to keep the connection: the client is not waiting
+    /// for 100 Continue, and a Content-Length remainder is within <paramref name="limit"/>.
+    /// </summary>
+    internal bool CanDrain(long limit)
+    {
+        if (_completed)
+        {
+            return true;
+        }
+
+        if (Fault is not null || Truncated || (_expectContinue && _input.Buffered == 0))
+        {
+            return false;
+        }
+
+        return _kind != RequestBodyKind.ContentLength || _remaining <= limit;
+    }
+
+    /// <summary>Discards the unread rest of the body; false when it passes <paramref name="limit"/> or is broken (close instead).</summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    internal async ValueTask<bool> DrainAsync(long limit, CancellationToken cancellationToken)
+    {
+        _expectContinue = false;
+        long drained = 0;
+        MemoryBlock? scratch = null;
+        try
+        {
+            while (!_completed)
+            {
+                long progress;
+                if (_kind == RequestBodyKind.ContentLength)
+                {
+                    ReadOnlySequence<byte> buffered = _input.GetSequence();
+                    progress = Math.Min(_remaining, buffered.Length);
+                    _input.Consume(buffered.GetPosition(progress));
+                    _remaining -= progress;
+                    _completed = _remaining == 0;
+                }
+                else
+                {
+                    scratch ??= _pool.Rent();
+                    try
+                    {
+                        progress = ReadBuffered(scratch.Memory.Span);
+                    }
+                    catch (BadHttpRequestException)
+                    {
+                        return false;
+                    }
+                }
+
+                drained += progress;
+                if (_completed)
+                {
+                    break;
+                }
+
+                if (drained > limit)
+                {
+                    return false;
+                }
+
+                if (progress == 0 && await _input.ReceiveAsync(cancellationToken).ConfigureAwait(false) == 0)
+                {
+                    Truncated = true;
+                    return false;
+                }
+            }
+
+            return true;
+        }
+        finally
+        {
+            if (scratch is not null)
+            {
+                _pool.Return(scratch);
+            }
+        }
+    }
+}

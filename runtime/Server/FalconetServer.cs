@@ -1,0 +1,289 @@
+using System;
+using System.Collections.Generic;
+using System.Net;
+using System.Threading;
+using System.Threading.Tasks;
+using Falconet.Buffers;
+using Falconet.Http;
+using Falconet.Transport;
+using Falconet.Transport.Sockets;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace Falconet.Server;
+
+/// <summary>
+/// An HTTP/1.1 server: listens on the configured endpoints, runs one <see cref="HttpConnection"/> per
+/// accepted connection and calls the application once per request. Start with <see cref="StartAsync"/>, stop
+/// gracefully with <see cref="StopAsync"/> (or dispose).
+/// </summary>
+public sealed class FalconetServer : IAsyncDisposable
+{
+    private readonly FalconetServerOptions _options;
+    private readonly IHttpApplication _application;
+    private readonly ILogger _logger;
+    private readonly CancellationTokenSource _shutdown = new();
+    private readonly HashSet<HttpConnection> _connections = new();
+    private readonly List<IConnectionListener> _listeners = new();
+    private readonly List<Task> _acceptLoops = new();
+    private readonly List<IPEndPoint> _boundEndpoints = new();
+    private readonly Lock _gate = new();
+    private TaskCompletionSource? _allConnectionsClosed;
+    private SocketTransportFactory? _transport;
+    private HttpConnectionSettings? _settings;
+    private Task? _stopTask;
+    private long _peakConnectionOutput;
+    private int _state;
+
+    /// <summary>Creates a server that calls <paramref name="application"/> for every request.</summary>
+    public FalconetServer(FalconetServerOptions options, IHttpApplication application)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(application);
+        _options = options;
+        _application = application;
+        _logger = options.LoggerFactory?.CreateLogger("Falconet.Server") ?? NullLogger.Instance;
+    }
+
+    /// <summary>Creates a server that calls <paramref name="handler"/> for every request.</summary>
+    public FalconetServer(FalconetServerOptions options, Func<HttpContext, ValueTask> handler)
+        : this(options, new DelegateHttpApplication(handler))
+    {
+    }
+
+    /// <summary>The options the server runs with.</summary>
+    public FalconetServerOptions Options => _options;
+
+    /// <summary>The endpoints actually bound (port 0 resolved), in the order of <see cref="FalconetServerOptions.Endpoints"/>.</summary>
+    public IReadOnlyList<IPEndPoint> BoundEndpoints => _boundEndpoints;
+
+    /// <summary>Requests started since the server started.</summary>
+    public long RequestCount => _settings is null ? 0 : Interlocked.Read(ref _settings.RequestsStarted);
+
+    /// <summary>Connections open right now.</summary>
+    public int ConnectionCount
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _connections.Count;
+            }
+        }
+    }
+
+    /// <summary>The most output bytes any closed connection held buffered at once (write-behind diagnostics).</summary>
+    public long PeakConnectionOutputBuffered => Interlocked.Read(ref _peakConnectionOutput);
+
+    /// <summary>Binds every endpoint and starts accepting connections.</summary>
+    /// <exception cref="InvalidOperationException">The server was already started.</exception>
+    public async Task StartAsync(CancellationToken cancellationToken = default)
+    {
+        if (Interlocked.CompareExchange(ref _state, 1, 0) != 0)
+        {
+            throw new InvalidOperationException("The server has already been started.");
+        }
+
+        _options.Validate();
+        _settings = new HttpConnectionSettings(_application, _options.Limits, _options.OutputBufferLimit,
+            _options.MaxRequestBodyDrainSize, _logger, _shutdown.Token);
+        _transport = new SocketTransportFactory(new SocketTransportOptions
+        {
+            IoThreadCount = _options.IoThreadCount,
+            TrackLeaks = _options.TrackPoolLeaks,
+        });
+        DateHeaderValues.Acquire();
+        try
+        {
+            foreach (IPEndPoint endpoint in _options.Endpoints)
+            {
+                IConnectionListener listener = await _transport.BindAsync(endpoint, cancellationToken).ConfigureAwait(false);
+                _listeners.Add(listener);
+                _boundEndpoints.Add((IPEndPoint)listener.EndPoint);
+                ServerLog.Listening(_logger, listener.EndPoint);
+            }
+        }
+        catch
+        {
+            await StopAsync(CancellationToken.None).ConfigureAwait(false);
+            throw;
+        }
+
+        foreach (IConnectionListener listener in _listeners)
+        {
+            _acceptLoops.Add(AcceptLoopAsync(listener));
+        }
+    }
+
+    /// <summary>
+    /// Stops gracefully: stops accepting, closes idle connections, lets in-flight requests finish within
+    /// <see cref="FalconetServerOptions.ShutdownTimeout"/> (or until <paramref name="cancellationToken"/> fires),
+    /// then aborts what is left. Calling it again returns the same task.
+    /// </summary>
+    public Task StopAsync(CancellationToken cancellationToken = default)
+    {
+        lock (_gate)
+        {
+            if (_state == 0)
+            {
+                _state = 2;
+                return Task.CompletedTask;
+            }
+
+            _stopTask ??= Task.Run(() => StopCoreAsync(cancellationToken), CancellationToken.None);
+            return _stopTask;
+        }
+    }
+
+    /// <summary>Waits until every block of every I/O pool is back (tests call this after stopping the server).</summary>
+    /// <exception cref="PoolLeakException">Blocks are still out after <paramref name="timeout"/>; the message lists who rented them.</exception>
+    public async ValueTask WaitForAllBlocksReturnedAsync(TimeSpan timeout)
+    {
+        SocketTransportFactory? transport = _transport;
+        if (transport is null)
+        {
+            return;
+        }
+
+        foreach (SlabMemoryPool pool in transport.Pools)
+        {
+            await pool.WaitForAllReturnedAsync(timeout).ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>Stops the server (see <see cref="StopAsync"/>).</summary>
+    public async ValueTask DisposeAsync()
+    {
+        await StopAsync(CancellationToken.None).ConfigureAwait(false);
+        _shutdown.Dispose();
+    }
+
+    private async Task StopCoreAsync(CancellationToken cancellationToken)
+    {
+        _state = 2;
+        ServerLog.Stopping(_logger);
+        foreach (IConnectionListener listener in _listeners)
+        {
+            await listener.UnbindAsync().ConfigureAwait(false);
+        }
+
+        await Task.WhenAll(_acceptLoops).ConfigureAwait(false);
+
+        Task allClosed;
+        lock (_gate)
+        {
+            _allConnectionsClosed = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            if (_connections.Count == 0)
+            {
+                _allConnectionsClosed.TrySetResult();
+            }
+
+            allClosed = _allConnectionsClosed.Task;
+        }
+
+        // Idle connections close now; busy ones close after the request they are handling.
+        await _shutdown.CancelAsync().ConfigureAwait(false);
+        try
+        {
+            await allClosed.WaitAsync(_options.ShutdownTimeout, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception exception) when (exception is TimeoutException or OperationCanceledException)
+        {
+            HttpConnection[] remaining;
+            lock (_gate)
+            {
+                remaining = new HttpConnection[_connections.Count];
+                _connections.CopyTo(remaining);
+            }
+
+            ServerLog.AbortingConnections(_logger, remaining.Length);
+            foreach (HttpConnection connection in remaining)
+            {
+                connection.Abort();
+            }
+
+            await allClosed.ConfigureAwait(false);
+        }
+
+        foreach (IConnectionListener listener in _listeners)
+        {
+            await listener.DisposeAsync().ConfigureAwait(false);
+        }
+
+        if (_transport is not null)
+        {
+            await _transport.DisposeAsync().ConfigureAwait(false);
+        }
+
+        DateHeaderValues.Release();
+        ServerLog.Stopped(_logger);
+    }
+
+    private async Task AcceptLoopAsync(IConnectionListener listener)
+    {
+        await Task.Yield();
+        while (true)
+        {
+            TransportConnection? accepted;
+            try
+            {
+                accepted = await listener.AcceptAsync().ConfigureAwait(false);
+            }
+            catch (Exception exception) when (_state == 2)
+            {
+                ServerLog.AcceptFailed(_logger, exception);
+                return;
+            }
+            catch (Exception exception)
+            {
+                ServerLog.AcceptFailed(_logger, exception);
+                continue;
+            }
+
+            if (accepted is null)
+            {
+                return;
+            }
+
+            var connection = new HttpConnection(accepted, _settings!);
+            lock (_gate)
+            {
+                _connections.Add(connection);
+            }
+
+            _ = RunConnectionAsync(connection);
+        }
+    }
+
+    private async Task RunConnectionAsync(HttpConnection connection)
+    {
+        try
+        {
+            await connection.RunAsync().ConfigureAwait(false);
+        }
+        finally
+        {
+            long peak = connection.PeakBufferedOutput;
+            long current = Interlocked.Read(ref _peakConnectionOutput);
+            while (peak > current)
+            {
+                long seen = Interlocked.CompareExchange(ref _peakConnectionOutput, peak, current);
+                if (seen == current)
+                {
+                    break;
+                }
+
+                current = seen;
+            }
+
+            lock (_gate)
+            {
+                _connections.Remove(connection);
+                if (_connections.Count == 0)
+                {
+                    _allConnectionsClosed?.TrySetResult();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+using System;
+using System.Buffers;
+using System.Net;
+using System.Net.Sockets;
+using System.Threading;
+using System.Threading.Tasks;
+using Falconet.Buffers;
+
+namespace Falconet.Transport.Sockets;
+
+/// <summary>A TCP connection accepted by the sockets transport, bound to one I/O lane and its pool.</summary>
+internal sealed class SocketConnection : TransportConnection
+{
+    private const int Open = 0;
+    private const int Aborted = 1;
+    private const int Disposed = 2;
+
+    private readonly IoLane _lane;
+    private readonly SocketReceiver _receiver;
+    private readonly SocketSender _sender;
+    private int _state;
+
+    public SocketConnection(Socket socket, IoLane lane)
+    {
+        Socket = socket;
+        _lane = lane;
+        LocalEndPoint = socket.LocalEndPoint;
+        RemoteEndPoint = socket.RemoteEndPoint;
+        _receiver = new SocketReceiver(this, lane);
+        _sender = new SocketSender(this, lane);
+    }
+
+    internal Socket Socket { get; }
+
+    /// <summary>True once <see cref="Abort"/> or <see cref="DisposeAsync"/> ran.</summary>
+    internal bool IsClosedLocally => Volatile.Read(ref _state) != Open;
+
+    public override EndPoint? LocalEndPoint { get; }
+
+    public override EndPoint? RemoteEndPoint { get; }
+
+    public override SlabMemoryPool Pool => _lane.Pool;
+
+    public override ValueTask<int> ReceiveAsync(Memory<byte> buffer, CancellationToken ct = default)
+    {
+        if (ct.IsCancellationRequested)
+        {
+            return ValueTask.FromCanceled<int>(ct);
+        }
+
+        return IsClosedLocally ? new ValueTask<int>(0) : _receiver.ReceiveAsync(buffer, ct);
+    }
+
+    public override ValueTask SendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct = default)
+    {
+        if (ct.IsCancellationRequested)
+        {
+            return ValueTask.FromCanceled(ct);
+        }
+
+        if (IsClosedLocally)
+        {
+            return ValueTask.FromException(new ConnectionAbortedException("The connection was aborted or disposed."));
+        }
+
+        return _sender.SendAsync(buffers, ct);
+    }
+
+    public override void Abort()
+    {
+        if (Interlocked.CompareExchange(ref _state, Aborted, Open) != Open)
+        {
+            return;
+        }
+
+        try
+        {
+            // Linger 0: close sends RST and drops unsent data.
+            Socket.LingerState = new LingerOption(true, 0);
+        }
+        catch (SocketException)
+        {
+            // Already reset by the peer; closing is all that is left.
+        }
+        catch (ObjectDisposedException)
+        {
+        }
+
+        Socket.Dispose();
+    }
+
+    public override ValueTask DisposeAsync()
+    {
+        if (Interlocked.CompareExchange(ref _state, Disposed, Open) == Open)
+        {
+            try
+            {
+                Socket.Shutdown(SocketShutdown.Send);
+            }
+            catch (SocketException)
+            {
+                // The peer is gone already.
+            }
+
+            Socket.Dispose();
+        }
+
+        // A pending operation completes first: event args disposal waits for it.
+        _receiver.Dispose();
+        _sender.Dispose();
+        return default;
+    }
+}

@@ -1,0 +1,129 @@
+using System;
+using System.IO;
+using System.Net.Sockets;
+using System.Threading;
+using System.Threading.Tasks;
+using System.Threading.Tasks.Sources;
+
+namespace Falconet.Transport.Sockets;
+
+/// <summary>A reusable socket operation of one connection: the event args, the awaitable source and the lane work item in one object, so no Task is allocated per call.</summary>
+/// <remarks>
+/// A call that completes synchronously returns a completed ValueTask and never touches the source, so a run
+/// of synchronous completions does not recurse. A pending call completes on a socket engine thread, which only
+/// records the outcome and schedules this object on the connection's lane; the lane signals the source, and
+/// the awaiting continuation runs there.
+/// </remarks>
+internal abstract class SocketOperation : SocketAsyncEventArgs, IThreadPoolWorkItem
+{
+    private static readonly Action<object?> s_cancel = static state => ((SocketConnection)state!).Abort();
+
+    private readonly IoLane _lane;
+    private ManualResetValueTaskSourceCore<int> _core;
+    private CancellationTokenRegistration _registration;
+    private CancellationToken _token;
+    private int _busy;
+    private int _result;
+    private Exception? _error;
+
+    protected SocketOperation(SocketConnection connection, IoLane lane)
+        : base(unsafeSuppressExecutionContextFlow: true)
+    {
+        Connection = connection;
+        _lane = lane;
+    }
+
+    protected SocketConnection Connection { get; }
+
+    protected Socket Socket => Connection.Socket;
+
+    protected abstract string Kind { get; }
+
+    /// <summary>Claims the operation for one call and arms the source; returns the source token for the call.</summary>
+    protected short Begin(CancellationToken ct)
+    {
+        if (Interlocked.Exchange(ref _busy, 1) != 0)
+        {
+            throw new InvalidOperationException($"A {Kind} is already pending on this connection.");
+        }
+
+        _core.Reset();
+        _token = ct;
+        if (ct.CanBeCanceled)
+        {
+            // Registered before the socket call, so a completion can never race with the registration.
+            _registration = ct.UnsafeRegister(s_cancel, Connection);
+        }
+
+        return _core.Version;
+    }
+
+    /// <summary>Releases the operation after a call that completed synchronously.</summary>
+    protected void EndSynchronously()
+    {
+        _registration.Dispose();
+        _registration = default;
+        _token = default;
+        Volatile.Write(ref _busy, 0);
+    }
+
+    /// <summary>Records the outcome of a pending call and hands its delivery to the lane.</summary>
+    protected void CompleteAsynchronously(int result, Exception? error)
+    {
+        _result = result;
+        _error = error;
+        _lane.Schedule(this);
+    }
+
+    void IThreadPoolWorkItem.Execute()
+    {
+        _registration.Dispose();
+        _registration = default;
+        _token = default;
+        int result = _result;
+        Exception? error = _error;
+        _error = null;
+
+        // Free before signalling: the continuation runs inline and may start the next call at once.
+        Volatile.Write(ref _busy, 0);
+        if (error is null)
+        {
+            _core.SetResult(result);
+        }
+        else
+        {
+            _core.SetException(error);
+        }
+    }
+
+    /// <summary>Maps a failed socket call to the exception the HTTP layer catches.</summary>
+    protected Exception CreateException(SocketError error)
+    {
+        if (_token.IsCancellationRequested)
+        {
+            return new OperationCanceledException($"The {Kind} was canceled and the connection aborted.", _token);
+        }
+
+        if (Connection.IsClosedLocally || error is SocketError.OperationAborted or SocketError.Interrupted)
+        {
+            return new ConnectionAbortedException($"The connection was aborted locally during a {Kind}.");
+        }
+
+        var inner = new SocketException((int)error);
+        return error switch
+        {
+            SocketError.ConnectionReset or SocketError.ConnectionAborted or SocketError.Shutdown or SocketError.NotConnected
+                => new ConnectionResetException($"The peer reset the connection during a {Kind}.", inner),
+            _ => new IOException($"The {Kind} failed: {inner.Message}", inner),
+        };
+    }
+
+    protected bool IsCanceled => _token.IsCancellationRequested;
+
+    protected ValueTaskSourceStatus GetStatusCore(short token) => _core.GetStatus(token);
+
+    protected int GetResultCore(short token) => _core.GetResult(token);
+
+    protected void OnCompletedCore(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
+        _core.OnCompleted(continuation, state, token, flags);
+}

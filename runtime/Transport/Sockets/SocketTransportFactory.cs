@@ -1,0 +1,107 @@
+using System;
+using System.Collections.Generic;
+using System.Net;
+using System.Net.Sockets;
+using System.Threading;
+using System.Threading.Tasks;
+using Falconet.Buffers;
+
+namespace Falconet.Transport.Sockets;
+
+/// <summary>The System.Net.Sockets transport: TCP listeners whose connections are spread round robin over I/O lanes, each a thread with its own <see cref="SlabMemoryPool"/>.</summary>
+/// <remarks>
+/// Dispose the factory after every listener is unbound and every connection disposed: it stops the lane
+/// threads and disposes their pools (renting then throws; blocks still out may be returned and waited for).
+/// </remarks>
+public sealed class SocketTransportFactory : ITransportFactory, IAsyncDisposable, IDisposable
+{
+    private readonly IoLane[] _lanes;
+    private readonly SlabMemoryPool[] _pools;
+    private int _nextLane = -1;
+    private volatile bool _disposed;
+
+    /// <summary>Creates the factory and starts its I/O lanes.</summary>
+    public SocketTransportFactory(SocketTransportOptions? options = null)
+    {
+        Options = options ?? new SocketTransportOptions();
+        ArgumentOutOfRangeException.ThrowIfLessThan(Options.IoThreadCount, 1, nameof(options));
+        ArgumentOutOfRangeException.ThrowIfLessThan(Options.Backlog, 1, nameof(options));
+        _lanes = new IoLane[Options.IoThreadCount];
+        _pools = new SlabMemoryPool[_lanes.Length];
+        for (int i = 0; i < _lanes.Length; i++)
+        {
+            _lanes[i] = new IoLane(i, Options.TrackLeaks);
+            _pools[i] = _lanes[i].Pool;
+        }
+    }
+
+    /// <summary>The settings the factory was created with.</summary>
+    public SocketTransportOptions Options { get; }
+
+    /// <summary>The pool of each I/O lane, for diagnostics (for example waiting until every block is back).</summary>
+    public IReadOnlyList<SlabMemoryPool> Pools => _pools;
+
+    /// <summary>Binds a TCP listener to an <see cref="IPEndPoint"/> (port 0 picks a free port; IPv6Any also accepts IPv4).</summary>
+    public ValueTask<IConnectionListener> BindAsync(EndPoint endpoint, CancellationToken ct = default)
+    {
+        ArgumentNullException.ThrowIfNull(endpoint);
+        ct.ThrowIfCancellationRequested();
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        if (endpoint is not IPEndPoint ip)
+        {
+            throw new NotSupportedException($"The sockets transport binds IP endpoints, not {endpoint.GetType().Name}.");
+        }
+
+        var socket = new Socket(ip.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
+        try
+        {
+            if (ip.Address.Equals(IPAddress.IPv6Any))
+            {
+                socket.DualMode = true;
+            }
+
+            socket.Bind(ip);
+            socket.Listen(Options.Backlog);
+        }
+        catch
+        {
+            socket.Dispose();
+            throw;
+        }
+
+        return new ValueTask<IConnectionListener>(new SocketConnectionListener(this, socket));
+    }
+
+    internal TransportConnection CreateConnection(Socket accepted)
+    {
+        if (Options.NoDelay)
+        {
+            accepted.NoDelay = true;
+        }
+
+        uint next = (uint)Interlocked.Increment(ref _nextLane);
+        return new SocketConnection(accepted, _lanes[next % (uint)_lanes.Length]);
+    }
+
+    /// <summary>Stops the lane threads and disposes their pools.</summary>
+    public void Dispose()
+    {
+        if (_disposed)
+        {
+            return;
+        }
+
+        _disposed = true;
+        foreach (IoLane lane in _lanes)
+        {
+            lane.Dispose();
+        }
+    }
+
+    /// <summary>Stops the lane threads and disposes their pools.</summary>
+    public ValueTask DisposeAsync()
+    {
+        Dispose();
+        return default;
+    }
+}

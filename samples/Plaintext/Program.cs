@@ -1,0 +1,68 @@
+using System;
+using System.Globalization;
+using System.Net;
+using System.Runtime.InteropServices;
+using System.Threading.Tasks;
+using Falconet.Server;
+
+namespace Falconet.Samples.Plaintext;
+
+/// <summary>Runs the TechEmpower sample until Ctrl+C (SIGINT) or SIGTERM, then stops gracefully.</summary>
+internal static class Program
+{
+    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets] [--stats]";
+
+    public static async Task<int> Main(string[] args)
+    {
+        long allocatedAtStart = GC.GetTotalAllocatedBytes(precise: true);
+        int gen0AtStart = GC.CollectionCount(0);
+        int gen1AtStart = GC.CollectionCount(1);
+        int gen2AtStart = GC.CollectionCount(2);
+
+        if (!SampleArguments.TryParse(args, out SampleArguments? arguments, out string? error))
+        {
+            await Console.Error.WriteLineAsync(error).ConfigureAwait(false);
+            await Console.Error.WriteLineAsync(Usage).ConfigureAwait(false);
+            return 2;
+        }
+
+        if (arguments.Transport == TransportKind.Libuv)
+        {
+            await Console.Error.WriteLineAsync(
+                "The libuv transport is not available in this build yet; run with --transport sockets.").ConfigureAwait(false);
+            return 2;
+        }
+
+        var options = new FalconetServerOptions { Transport = arguments.Transport };
+        options.Endpoints.Add(new IPEndPoint(IPAddress.Loopback, arguments.Port));
+
+        var stop = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        using PosixSignalRegistration sigint = PosixSignalRegistration.Create(PosixSignal.SIGINT, OnSignal);
+        using PosixSignalRegistration sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnSignal);
+
+        await using var server = new FalconetServer(options, new PlaintextApplication());
+        await server.StartAsync().ConfigureAwait(false);
+        Console.WriteLine($"Falconet listening on http://{server.BoundEndpoints[0]} (/plaintext, /json); press Ctrl+C to stop");
+
+        await stop.Task.ConfigureAwait(false);
+        await server.StopAsync().ConfigureAwait(false);
+
+        if (arguments.Stats)
+        {
+            long requests = server.RequestCount;
+            long allocated = GC.GetTotalAllocatedBytes(precise: true) - allocatedAtStart;
+            double perRequest = requests == 0 ? 0 : (double)allocated / requests;
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"requests={requests} allocated_bytes_per_request={perRequest:F2} gen0={GC.CollectionCount(0) - gen0AtStart} gen1={GC.CollectionCount(1) - gen1AtStart} gen2={GC.CollectionCount(2) - gen2AtStart}"));
+        }
+
+        return 0;
+
+        void OnSignal(PosixSignalContext context)
+        {
+            // Keep the process alive: the graceful stop below ends it.
+            context.Cancel = true;
+            stop.TrySetResult();
+        }
+    }
+}

@@ -1,0 +1,31 @@
+using Falconet.Generator.Planning;
+using Falconet.Generator.Schema;
+
+namespace Falconet.Generator.Tests;
+
+/// <summary>A small schema used to show the emitted shape without the defaults: a long method, a primary header, Content-Length.</summary>
+internal static class CustomSchema
+{
+    public static SchemaModel Model { get; } = new(
+        EquatableArray.From(new[] { "GET", "PURGE", "PROPFIND" }),
+        EquatableArray.From(new[] { "HTTP/1.1" }),
+        EquatableArray.From(new[]
+        {
+            new HeaderModel("Host", true, false, EquatableArray<string>.Empty),
+            new HeaderModel("Content-Length", false, true, EquatableArray<string>.Empty),
+            new HeaderModel("ETag", false, false, EquatableArray<string>.Empty),
+            new HeaderModel("X-Trace", false, false, EquatableArray.From(new[] { "on", "off" })),
+            new HeaderModel("Connection", true, false, EquatableArray.From(new[] { "keep-alive", "close" })),
+        }),
+        EquatableArray.From(new[]
+        {
+            new HeaderModel("Server", true, false, EquatableArray<string>.Empty),
+            new HeaderModel("Content-Length", false, true, EquatableArray<string>.Empty),
+            new HeaderModel("ETag", false, false, EquatableArray<string>.Empty),
+            new HeaderModel("X-Trace", false, false, EquatableArray.From(new[] { "on" })),
+            new HeaderModel("Connection", false, false, EquatableArray.From(new[] { "close" })),
+        }));
+
+    public static GenerationPlan Plan(string ns = "Custom.Http") =>
+        GenerationPlanner.Plan(Model, new GeneratorOptions(ns, "public", EquatableArray<DiagnosticInfo>.Empty), FalconetGenerator.Version);
+}

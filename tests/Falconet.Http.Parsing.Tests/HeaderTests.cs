@@ -1,0 +1,152 @@
+using System;
+using System.Buffers;
+using System.Linq;
+using System.Text;
+using Falconet.Http.Parsing.Tests.Support;
+
+namespace Falconet.Http.Parsing.Tests;
+
+/// <summary>Header-section behaviour beyond the suite: incremental state, exact limits and handler refusal.</summary>
+public sealed class HeaderTests
+{
+    [Fact]
+    public void TryParseHeaders_consumes_complete_lines_and_keeps_count_and_size_in_the_state()
+    {
+        var record = new RequestRecord();
+        var handler = new RecordingHandler(record);
+        var state = default(HeaderParseState);
+        var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>("Host: a\r\nAccept: */*\r\nX-Par"u8.ToArray()));
+
+        Assert.False(Http1Parser.TryParseHeaders(ref handler, ref reader, HttpLimits.Default, ref state));
+
+        Assert.Equal(22, reader.Consumed);
+        Assert.Equal(2, state.Count);
+        Assert.Equal(22, state.Bytes);
+        Assert.Equal(["[Host]=[a]", "[Accept]=[*/*]"], record.Log);
+    }
+
+    [Fact]
+    public void TryParseHeaders_continues_from_the_state_when_more_data_arrives()
+    {
+        var record = new RequestRecord();
+        var handler = new RecordingHandler(record);
+        var state = new HeaderParseState { Count = 2, Bytes = 22 };
+        var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>("X-Part: 1\r\n\r\nGET"u8.ToArray()));
+
+        Assert.True(Http1Parser.TryParseHeaders(ref handler, ref reader, HttpLimits.Default, ref state));
+
+        Assert.Equal(13, reader.Consumed);
+        Assert.Equal(3, state.Count);
+        Assert.Equal(22 + 13, state.Bytes);
+        Assert.Equal(["[X-Part]=[1]", "end of headers"], record.Log);
+
+        state.Reset();
+        Assert.Equal(default, state);
+    }
+
+    [Fact]
+    public void TryParseHeaders_accepts_exactly_the_count_limit_and_answers_431_one_over()
+    {
+        var limits = new HttpLimits { MaxRequestHeaderCount = 3 };
+
+        Assert.Equal(-1, Status(Headers(3), limits));
+        Assert.Equal(431, Status(Headers(4), limits));
+    }
+
+    [Fact]
+    public void TryParseHeaders_accepts_exactly_the_size_limit_and_answers_431_one_over()
+    {
+        byte[] section = Encoding.ASCII.GetBytes("Host: example\r\nX-A: 1\r\n\r\n");
+
+        Assert.Equal(-1, Status(section, new HttpLimits { MaxRequestHeadersSize = section.Length }));
+        Assert.Equal(431, Status(section, new HttpLimits { MaxRequestHeadersSize = section.Length - 1 }));
+    }
+
+    [Fact]
+    public void TryParseHeaders_answers_431_as_soon_as_an_unfinished_line_reaches_the_size_limit()
+    {
+        var limits = new HttpLimits { MaxRequestHeadersSize = 100 };
+        var handler = new RecordingHandler(new RequestRecord());
+        var state = default(HeaderParseState);
+        byte[] unfinished = Encoding.ASCII.GetBytes("X-Long: " + new string('v', 92));
+
+        var below = new SequenceReader<byte>(new ReadOnlySequence<byte>(unfinished.AsMemory(0, 99)));
+        Assert.False(Http1Parser.TryParseHeaders(ref handler, ref below, limits, ref state));
+
+        Assert.Equal(431, Status(unfinished, limits));
+    }
+
+    [Fact]
+    public void TryParseHeaders_answers_400_when_the_handler_refuses_a_value()
+    {
+        var handler = new RefusingHandler();
+        var state = default(HeaderParseState);
+        var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>("Host: a\r\nX-Bad: b\r\n\r\n"u8.ToArray()));
+        int status = 0;
+        try
+        {
+            Http1Parser.TryParseHeaders(ref handler, ref reader, HttpLimits.Default, ref state);
+        }
+        catch (BadHttpRequestException e)
+        {
+            status = e.StatusCode;
+        }
+
+        Assert.Equal(400, status);
+        Assert.Equal(1, handler.Accepted);
+        Assert.Equal(9, reader.Consumed);
+    }
+
+    [Fact]
+    public void TryParseHeaders_parses_a_long_value_that_crosses_many_blocks()
+    {
+        string value = string.Concat(Enumerable.Range(0, 900).Select(i => (char)('a' + (i % 26))));
+        byte[] section = Encoding.ASCII.GetBytes($"X-Long: {value}\r\n\r\n");
+        var record = new RequestRecord();
+        var handler = new RecordingHandler(record);
+        var state = default(HeaderParseState);
+        var reader = new SequenceReader<byte>(Segments.Chain(Segments.RandomPieces(section, new Random(7), 64)));
+
+        Assert.True(Http1Parser.TryParseHeaders(ref handler, ref reader, HttpLimits.Default, ref state));
+        Assert.Equal([$"[X-Long]=[{value}]", "end of headers"], record.Log);
+    }
+
+    private static byte[] Headers(int count) =>
+        Encoding.ASCII.GetBytes(string.Concat(Enumerable.Range(0, count).Select(i => $"X-{i}: v\r\n")) + "\r\n");
+
+    /// <summary>Parses a whole header section; -1 when accepted, else the status.</summary>
+    private static int Status(byte[] section, HttpLimits limits)
+    {
+        var handler = new RecordingHandler(new RequestRecord());
+        var state = default(HeaderParseState);
+        var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>(section));
+        try
+        {
+            return Http1Parser.TryParseHeaders(ref handler, ref reader, limits, ref state) ? -1 : 0;
+        }
+        catch (BadHttpRequestException e)
+        {
+            return e.StatusCode;
+        }
+    }
+
+    private struct RefusingHandler : IHttpHeadersHandler
+    {
+        public int Accepted;
+
+        public bool OnHeader(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
+        {
+            if (name.SequenceEqual("X-Bad"u8))
+            {
+                return false;
+            }
+
+            Accepted++;
+            return true;
+        }
+
+        public readonly void OnHeadersComplete()
+        {
+        }
+    }
+}

@@ -1,0 +1,128 @@
+using System;
+using System.Globalization;
+using System.Net.Sockets;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+using Falconet.Http.Tests.Infrastructure;
+using Falconet.Samples.Plaintext;
+using Shouldly;
+using Xunit.Abstractions;
+
+namespace Falconet.Http.Tests;
+
+/// <summary>Runs alone: allocated bytes are counted for the whole process.</summary>
+[CollectionDefinition(nameof(AllocationCollection), DisableParallelization = true)]
+public sealed class AllocationCollection
+{
+}
+
+/// <summary>The TechEmpower sample's endpoints on one keep-alive connection, pipelined 16 deep, counted over the whole process.</summary>
+[Collection(nameof(AllocationCollection))]
+public sealed class AllocationTests(ITestOutputHelper output)
+{
+    private const int Pipeline = 16;
+    private const int Requests = 10_000;
+
+    [OptimizedRuntimeTheory(Timeout = 120_000)]
+    [InlineData("/plaintext", "Hello, World!")]
+    [InlineData("/json", "{\"message\":\"Hello, World!\"}")]
+    public async Task Sample_requests_on_one_keep_alive_connection_allocate_less_than_64_bytes_each(string path, string body)
+    {
+        var application = new PlaintextApplication();
+        await using TestServer host = await TestServer.StartAsync(application.Handle, trackLeaks: false);
+        using var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+        socket.ReceiveTimeout = 20_000;
+        socket.SendTimeout = 20_000;
+        socket.Connect(host.EndPoint);
+
+        var batch = new StringBuilder();
+        for (int i = 0; i < Pipeline; i++)
+        {
+            batch.Append("GET ").Append(path).Append(" HTTP/1.1\r\nHost: localhost\r\nAccept: */*\r\nConnection: keep-alive\r\n\r\n");
+        }
+
+        byte[] request = Encoding.ASCII.GetBytes(batch.ToString());
+        byte[] receive = new byte[256 * 1024];
+
+        // The response length is constant (the Date value always has 29 characters).
+        socket.Send(request.AsSpan(0, request.Length / Pipeline));
+        int single = ReceiveOne(socket, receive);
+        string first = Encoding.ASCII.GetString(receive, 0, single);
+        first.ShouldStartWith("HTTP/1.1 200 OK");
+        first.ShouldEndWith("\r\n\r\n" + body);
+        int batchLength = single * Pipeline;
+
+        // Warm-up: rounds of 256 requests with pauses, so that tiered compilation replaces first-tier code
+        // (which boxes inside some generic helpers) with the optimized code a long-running server executes.
+        // At least ~1,000 requests, and until a round is steady (or 20 rounds have passed).
+        int warmUpRequests = 0;
+        for (int round = 0; round < 20; round++)
+        {
+            long roundStart = GC.GetTotalAllocatedBytes(precise: true);
+            RunBatches(socket, request, receive, batchLength, 256 / Pipeline);
+            warmUpRequests += 256;
+            long roundBytes = GC.GetTotalAllocatedBytes(precise: true) - roundStart;
+            if (warmUpRequests >= 1_000 && roundBytes / 256 < 16)
+            {
+                break;
+            }
+
+            Thread.Sleep(150);
+        }
+
+        int batches = Requests / Pipeline;
+        long before = GC.GetTotalAllocatedBytes(precise: true);
+        RunBatches(socket, request, receive, batchLength, batches);
+        long after = GC.GetTotalAllocatedBytes(precise: true);
+
+        double perRequest = (double)(after - before) / (batches * Pipeline);
+        string figure = string.Create(CultureInfo.InvariantCulture,
+            $"{path}: warm_up_requests={warmUpRequests} requests={batches * Pipeline} allocated_bytes={after - before} allocated_bytes_per_request={perRequest:F2}");
+        output.WriteLine(figure);
+        Console.WriteLine("Falconet allocation test " + figure);
+        perRequest.ShouldBeLessThan(64);
+    }
+
+    private static int ReceiveOne(Socket socket, byte[] buffer)
+    {
+        int received = 0;
+        while (true)
+        {
+            received += socket.Receive(buffer.AsSpan(received));
+            string text = Encoding.ASCII.GetString(buffer, 0, received);
+            int headerEnd = text.IndexOf("\r\n\r\n", StringComparison.Ordinal);
+            int lengthAt = text.IndexOf("Content-Length: ", StringComparison.Ordinal);
+            if (headerEnd < 0 || lengthAt < 0)
+            {
+                continue;
+            }
+
+            int lengthEnd = text.IndexOf('\r', lengthAt);
+            int length = int.Parse(text.AsSpan(lengthAt + 16, lengthEnd - lengthAt - 16), CultureInfo.InvariantCulture);
+            if (received >= headerEnd + 4 + length)
+            {
+                return received;
+            }
+        }
+    }
+
+    private static void RunBatches(Socket socket, byte[] request, byte[] receive, int batchLength, int batches)
+    {
+        for (int b = 0; b < batches; b++)
+        {
+            socket.Send(request);
+            int received = 0;
+            while (received < batchLength)
+            {
+                int n = socket.Receive(receive.AsSpan(received, batchLength - received));
+                if (n == 0)
+                {
+                    throw new InvalidOperationException("The server closed the connection.");
+                }
+
+                received += n;
+            }
+        }
+    }
+}

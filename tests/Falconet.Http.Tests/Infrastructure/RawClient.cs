@@ -1,0 +1,214 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Falconet.Http.Tests.Infrastructure;
+
+/// <summary>A raw HTTP/1.1 client over a socket: sends exact bytes, reads responses one at a time, sees the close.</summary>
+internal sealed class RawClient : IDisposable
+{
+    private readonly Socket _socket;
+    private readonly byte[] _buffer = new byte[64 * 1024];
+    private int _start;
+    private int _end;
+
+    private RawClient(Socket socket)
+    {
+        _socket = socket;
+    }
+
+    public Socket Socket => _socket;
+
+    public static RawClient Connect(IPEndPoint endPoint, int? receiveBufferSize = null)
+    {
+        var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+        if (receiveBufferSize is int size)
+        {
+            socket.ReceiveBufferSize = size;
+        }
+
+        socket.Connect(endPoint);
+        return new RawClient(socket);
+    }
+
+    public Task SendAsync(string text) => SendAsync(Encoding.Latin1.GetBytes(text));
+
+    public async Task SendAsync(ReadOnlyMemory<byte> bytes)
+    {
+        using var timeout = new CancellationTokenSource(TestTimeouts.Operation);
+        while (!bytes.IsEmpty)
+        {
+            int sent = await _socket.SendAsync(bytes, SocketFlags.None, timeout.Token);
+            bytes = bytes[sent..];
+        }
+    }
+
+    /// <summary>Reads one whole response; HEAD responses and 1xx have no body.</summary>
+    public async Task<RawResponse> ReadResponseAsync(bool headRequest = false)
+    {
+        string statusLine = await ReadLineAsync() ?? throw new EndOfStreamException("The server closed the connection before a response.");
+        string[] parts = statusLine.Split(' ', 3);
+        int status = int.Parse(parts[1], CultureInfo.InvariantCulture);
+        var headers = new Dictionary<string, List<string>>(StringComparer.OrdinalIgnoreCase);
+        while (true)
+        {
+            string line = await ReadLineAsync() ?? throw new EndOfStreamException("The connection closed inside the headers.");
+            if (line.Length == 0)
+            {
+                break;
+            }
+
+            int colon = line.IndexOf(':', StringComparison.Ordinal);
+            string name = line[..colon];
+            if (!headers.TryGetValue(name, out List<string>? values))
+            {
+                headers[name] = values = new List<string>();
+            }
+
+            values.Add(line[(colon + 1)..].Trim());
+        }
+
+        bool chunked = headers.TryGetValue("Transfer-Encoding", out List<string>? te) && te.Contains("chunked");
+        byte[] body;
+        if (headRequest || status < 200 || status == 204 || status == 304)
+        {
+            body = Array.Empty<byte>();
+        }
+        else if (chunked)
+        {
+            body = await ReadChunkedAsync();
+        }
+        else if (headers.TryGetValue("Content-Length", out List<string>? length))
+        {
+            body = await ReadExactAsync(long.Parse(length[0], CultureInfo.InvariantCulture));
+        }
+        else
+        {
+            body = await ReadToEndAsync();
+        }
+
+        return new RawResponse(statusLine, status, headers, body, chunked);
+    }
+
+    /// <summary>True when the server closed the connection (a read returns 0) within the timeout.</summary>
+    public async Task<bool> IsClosedByServerAsync()
+    {
+        if (_end > _start)
+        {
+            return false;
+        }
+
+        using var timeout = new CancellationTokenSource(TestTimeouts.Operation);
+        try
+        {
+            return await _socket.ReceiveAsync(_buffer.AsMemory(), SocketFlags.None, timeout.Token) == 0;
+        }
+        catch (SocketException)
+        {
+            return true;
+        }
+    }
+
+    /// <summary>Reads exactly <paramref name="count"/> bytes.</summary>
+    public async Task<byte[]> ReadExactAsync(long count)
+    {
+        var result = new byte[count];
+        int filled = 0;
+        while (filled < count)
+        {
+            if (_end == _start && !await FillAsync())
+            {
+                throw new EndOfStreamException($"Expected {count} bytes, got {filled}.");
+            }
+
+            int n = (int)Math.Min(_end - _start, count - filled);
+            Array.Copy(_buffer, _start, result, filled, n);
+            _start += n;
+            filled += n;
+        }
+
+        return result;
+    }
+
+    public async Task<string?> ReadLineAsync()
+    {
+        var line = new StringBuilder();
+        while (true)
+        {
+            if (_end == _start && !await FillAsync())
+            {
+                return line.Length == 0 ? null : throw new EndOfStreamException("The connection closed inside a line.");
+            }
+
+            byte b = _buffer[_start++];
+            if (b == '\n')
+            {
+                if (line.Length > 0 && line[^1] == '\r')
+                {
+                    line.Length--;
+                }
+
+                return line.ToString();
+            }
+
+            line.Append((char)b);
+        }
+    }
+
+    private async Task<byte[]> ReadChunkedAsync()
+    {
+        using var body = new MemoryStream();
+        while (true)
+        {
+            string sizeLine = await ReadLineAsync() ?? throw new EndOfStreamException("The connection closed inside a chunked body.");
+            int size = int.Parse(sizeLine.Split(';')[0], NumberStyles.HexNumber, CultureInfo.InvariantCulture);
+            if (size == 0)
+            {
+                while (!string.IsNullOrEmpty(await ReadLineAsync()))
+                {
+                }
+
+                return body.ToArray();
+            }
+
+            body.Write(await ReadExactAsync(size));
+            string? end = await ReadLineAsync();
+            if (end != string.Empty)
+            {
+                throw new InvalidDataException("A chunk does not end with CRLF.");
+            }
+        }
+    }
+
+    private async Task<byte[]> ReadToEndAsync()
+    {
+        using var body = new MemoryStream();
+        body.Write(_buffer, _start, _end - _start);
+        _start = _end;
+        while (await FillAsync())
+        {
+            body.Write(_buffer, _start, _end - _start);
+            _start = _end;
+        }
+
+        return body.ToArray();
+    }
+
+    private async Task<bool> FillAsync()
+    {
+        using var timeout = new CancellationTokenSource(TestTimeouts.Operation);
+        _start = 0;
+        _end = 0;
+        int n = await _socket.ReceiveAsync(_buffer.AsMemory(), SocketFlags.None, timeout.Token);
+        _end = n;
+        return n > 0;
+    }
+
+    public void Dispose() => _socket.Dispose();
+}

@@ -1,0 +1,101 @@
+using System;
+using System.Text;
+using System.Threading.Tasks;
+using Falconet.Http.Tests.Infrastructure;
+using Shouldly;
+
+namespace Falconet.Http.Tests;
+
+public sealed class LimitTests
+{
+    private static async Task AssertRejectedAsync(string request, int status, Action<Falconet.Server.FalconetServerOptions>? configure = null)
+    {
+        bool called = false;
+        await using TestServer host = await TestServer.StartAsync(
+            context =>
+            {
+                called = true;
+                return default;
+            },
+            configure);
+        using RawClient client = host.Connect();
+        await client.SendAsync(request);
+        RawResponse response = await client.ReadResponseAsync();
+        response.StatusCode.ShouldBe(status);
+        response.Header("Connection").ShouldBe("close");
+        response.Header("Content-Length").ShouldBe("0");
+        (await client.IsClosedByServerAsync()).ShouldBeTrue();
+        called.ShouldBeFalse();
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public Task Malformed_request_line_is_answered_400()
+        => AssertRejectedAsync("GET/nospace\r\nHost: test\r\n\r\n", 400);
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public Task Malformed_header_is_answered_400()
+        => AssertRejectedAsync("GET / HTTP/1.1\r\nHost : test\r\n\r\n", 400);
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public Task Invalid_content_length_is_answered_400()
+        => AssertRejectedAsync("POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 12a\r\n\r\n", 400);
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public Task Request_line_longer_than_the_limit_is_answered_414()
+        => AssertRejectedAsync($"GET /{new string('a', 9000)} HTTP/1.1\r\nHost: test\r\n\r\n", 414);
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public Task Header_section_larger_than_the_limit_is_answered_431()
+        => AssertRejectedAsync($"GET / HTTP/1.1\r\nHost: test\r\nX-Big: {new string('b', 40_000)}\r\n\r\n", 431);
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public Task More_headers_than_the_limit_are_answered_431()
+    {
+        var request = new StringBuilder("GET / HTTP/1.1\r\nHost: test\r\n");
+        for (int i = 0; i < 120; i++)
+        {
+            request.Append("X-H").Append(i).Append(": v\r\n");
+        }
+
+        return AssertRejectedAsync(request.Append("\r\n").ToString(), 431);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public Task Content_length_above_the_body_limit_is_answered_413()
+        => AssertRejectedAsync("POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 2000\r\n\r\n", 413,
+            options => options.Limits.MaxRequestBodySize = 1000);
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public Task Unsupported_http_version_is_answered_505()
+        => AssertRejectedAsync("GET / HTTP/2.0\r\nHost: test\r\n\r\n", 505);
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Chunked_body_above_the_body_limit_is_answered_413_when_read()
+    {
+        await using TestServer host = await TestServer.StartAsync(BodyHashing.EchoHashWithReader,
+            options => options.Limits.MaxRequestBodySize = 1000);
+        using RawClient client = host.Connect();
+        string chunk = new('c', 800);
+        await client.SendAsync($"POST / HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n320\r\n{chunk}\r\n320\r\n{chunk}\r\n0\r\n\r\n");
+        RawResponse response = await client.ReadResponseAsync();
+        response.StatusCode.ShouldBe(413);
+        response.Header("Connection").ShouldBe("close");
+        (await client.IsClosedByServerAsync()).ShouldBeTrue();
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Bad_request_after_good_pipelined_ones_answers_the_good_ones_first()
+    {
+        await using TestServer host = await TestServer.StartAsync(context =>
+        {
+            context.Response.Write(context.Request.RawTarget);
+            return default;
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET /one HTTP/1.1\r\nHost: t\r\n\r\nGET /two HTTP/1.1\r\nHost: t\r\n\r\nGET / HTTP/9.9\r\n\r\n");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("/one");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("/two");
+        (await client.ReadResponseAsync()).StatusCode.ShouldBe(505);
+        (await client.IsClosedByServerAsync()).ShouldBeTrue();
+    }
+}

@@ -1,0 +1,136 @@
+using System;
+using System.IO;
+using System.Net;
+using System.Net.Http;
+using System.Text;
+using System.Threading.Tasks;
+using Falconet.Http.Tests.Infrastructure;
+using Shouldly;
+
+namespace Falconet.Http.Tests;
+
+public sealed class RequestBodyTests
+{
+    public static TheoryData<int> BodySizes => new() { 0, 1, 4095, 4096, 4097, 65_537, 1_000_003, 5 * 1024 * 1024 + 17 };
+
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [MemberData(nameof(BodySizes))]
+    public async Task Content_length_body_arrives_byte_exact(int size)
+    {
+        await using TestServer host = await TestServer.StartAsync(BodyHashing.EchoHashWithReader);
+        using var http = new HttpClient { BaseAddress = host.BaseAddress, Timeout = TestTimeouts.Operation };
+        byte[] body = BodyHashing.RandomBytes(size, size);
+        using var content = new ByteArrayContent(body);
+        using HttpResponseMessage response = await http.PostAsync("/upload", content);
+        response.StatusCode.ShouldBe(HttpStatusCode.OK);
+        (await response.Content.ReadAsStringAsync()).ShouldBe($"{size} {BodyHashing.Sha256Hex(body)}");
+    }
+
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [MemberData(nameof(BodySizes))]
+    public async Task Chunked_body_arrives_byte_exact(int size)
+    {
+        await using TestServer host = await TestServer.StartAsync(BodyHashing.EchoHashWithStream);
+        using var http = new HttpClient { BaseAddress = host.BaseAddress, Timeout = TestTimeouts.Operation };
+        byte[] body = BodyHashing.RandomBytes(size, size + 1);
+        using var content = new StreamContent(new UnknownLengthStream(body));
+        using var request = new HttpRequestMessage(HttpMethod.Post, "/upload") { Content = content };
+        request.Headers.TransferEncodingChunked = true;
+        using HttpResponseMessage response = await http.SendAsync(request);
+        response.StatusCode.ShouldBe(HttpStatusCode.OK);
+        (await response.Content.ReadAsStringAsync()).ShouldBe($"{size} {BodyHashing.Sha256Hex(body)}");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Random_chunk_sizes_and_extensions_decode_byte_exact_over_a_raw_socket()
+    {
+        await using TestServer host = await TestServer.StartAsync(BodyHashing.EchoHashWithReader);
+        using RawClient client = host.Connect();
+        var random = new Random(42);
+        byte[] body = BodyHashing.RandomBytes(300_000, 7);
+        using var wire = new MemoryStream();
+        wire.Write("POST /c HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n"u8);
+        int offset = 0;
+        while (offset < body.Length)
+        {
+            int length = Math.Min(random.Next(1, 20_000), body.Length - offset);
+            wire.Write(Encoding.ASCII.GetBytes($"{length:x};ext=v\r\n"));
+            wire.Write(body, offset, length);
+            wire.Write("\r\n"u8);
+            offset += length;
+        }
+
+        wire.Write("0\r\nX-Trailer: yes\r\n\r\n"u8);
+        wire.Write("GET /after HTTP/1.1\r\nHost: test\r\n\r\n"u8);
+        await client.SendAsync(wire.ToArray());
+        RawResponse response = await client.ReadResponseAsync();
+        response.BodyText.ShouldBe($"{body.Length} {BodyHashing.Sha256Hex(body)}");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe($"0 {BodyHashing.Sha256Hex(ReadOnlySpan<byte>.Empty)}");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Unread_body_is_drained_so_the_next_request_on_the_connection_works()
+    {
+        await using TestServer host = await TestServer.StartAsync(context =>
+        {
+            context.Response.Write(context.Request.RawTarget);
+            return default;
+        });
+        using RawClient client = host.Connect();
+        string body = new('x', 10_000);
+        await client.SendAsync($"POST /ignored HTTP/1.1\r\nHost: test\r\nContent-Length: {body.Length}\r\n\r\n{body}");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("/ignored");
+        await client.SendAsync("POST /chunked HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("/chunked");
+        await client.SendAsync("GET /next HTTP/1.1\r\nHost: test\r\n\r\n");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("/next");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Unread_body_larger_than_the_drain_limit_closes_the_connection()
+    {
+        await using TestServer host = await TestServer.StartAsync(
+            context => default,
+            options => options.MaxRequestBodyDrainSize = 1024);
+        using RawClient client = host.Connect();
+        await client.SendAsync("POST /big HTTP/1.1\r\nHost: test\r\nContent-Length: 100000\r\n\r\nabc");
+        RawResponse response = await client.ReadResponseAsync();
+        response.StatusCode.ShouldBe(200);
+        response.Header("Connection").ShouldBe("close");
+        (await client.IsClosedByServerAsync()).ShouldBeTrue();
+    }
+
+    /// <summary>A stream whose length is unknown, so HttpClient sends it chunked.</summary>
+    private sealed class UnknownLengthStream(byte[] data) : Stream
+    {
+        private int _position;
+
+        public override bool CanRead => true;
+
+        public override bool CanSeek => false;
+
+        public override bool CanWrite => false;
+
+        public override long Length => throw new NotSupportedException();
+
+        public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
+
+        public override int Read(byte[] buffer, int offset, int count)
+        {
+            int n = Math.Min(Math.Min(count, 50_000), data.Length - _position);
+            Array.Copy(data, _position, buffer, offset, n);
+            _position += n;
+            return n;
+        }
+
+        public override void Flush()
+        {
+        }
+
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+        public override void SetLength(long value) => throw new NotSupportedException();
+
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+    }
+}

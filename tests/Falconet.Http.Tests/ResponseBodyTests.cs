@@ -1,0 +1,207 @@
+using System;
+using System.Net;
+using System.Net.Http;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+using Falconet.Http.Tests.Infrastructure;
+using Shouldly;
+
+namespace Falconet.Http.Tests;
+
+public sealed class ResponseBodyTests
+{
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Body_written_without_flushing_gets_a_computed_content_length()
+    {
+        await using TestServer host = await TestServer.StartAsync(context =>
+        {
+            context.Response.Headers.ContentType = "text/plain";
+            context.Response.Write("Hello, "u8);
+            context.Response.Write("World!"u8);
+            return default;
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        RawResponse response = await client.ReadResponseAsync();
+        response.StatusLine.ShouldBe("HTTP/1.1 200 OK");
+        response.Header("Content-Length").ShouldBe("13");
+        response.Header("Content-Type").ShouldBe("text/plain");
+        response.Header("Server").ShouldBe("Falconet");
+        DateTimeOffset.ParseExact(response.Header("Date")!, "r", null).ShouldBeInRange(DateTimeOffset.UtcNow.AddMinutes(-1), DateTimeOffset.UtcNow.AddMinutes(1));
+        response.Chunked.ShouldBeFalse();
+        response.BodyText.ShouldBe("Hello, World!");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Flushing_early_without_content_length_streams_chunked()
+    {
+        await using TestServer host = await TestServer.StartAsync(async context =>
+        {
+            context.Response.Write("first,"u8);
+            await context.Response.FlushAsync();
+            await context.Response.WriteAsync("second,"u8.ToArray());
+            await context.Response.Body.WriteAsync("third"u8.ToArray());
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\nGET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        for (int i = 0; i < 2; i++)
+        {
+            RawResponse response = await client.ReadResponseAsync();
+            response.Chunked.ShouldBeTrue();
+            response.Header("Content-Length").ShouldBeNull();
+            response.BodyText.ShouldBe("first,second,third");
+        }
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Declared_content_length_is_kept_when_the_response_streams()
+    {
+        byte[] body = BodyHashing.RandomBytes(300_000, 3);
+        await using TestServer host = await TestServer.StartAsync(async context =>
+        {
+            context.Response.ContentLength = body.Length;
+            for (int offset = 0; offset < body.Length; offset += 10_000)
+            {
+                await context.Response.WriteAsync(body.AsMemory(offset, Math.Min(10_000, body.Length - offset)));
+            }
+        });
+        using var http = new HttpClient { BaseAddress = host.BaseAddress, Timeout = TestTimeouts.Operation };
+        using HttpResponseMessage response = await http.GetAsync("/");
+        response.Content.Headers.ContentLength.ShouldBe(body.Length);
+        response.Headers.TransferEncodingChunked.ShouldNotBe(true);
+        (await response.Content.ReadAsByteArrayAsync()).ShouldBe(body);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Body_past_the_write_behind_bound_streams_chunked_to_HttpClient()
+    {
+        byte[] body = BodyHashing.RandomBytes(1_000_000, 5);
+        await using TestServer host = await TestServer.StartAsync(async context =>
+        {
+            for (int offset = 0; offset < body.Length; offset += 30_000)
+            {
+                await context.Response.WriteAsync(body.AsMemory(offset, Math.Min(30_000, body.Length - offset)));
+            }
+        });
+        using var http = new HttpClient { BaseAddress = host.BaseAddress, Timeout = TestTimeouts.Operation };
+        using HttpResponseMessage response = await http.GetAsync("/");
+        response.Headers.TransferEncodingChunked.ShouldBe(true);
+        (await response.Content.ReadAsByteArrayAsync()).ShouldBe(body);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Body_writer_writes_land_in_the_response()
+    {
+        await using TestServer host = await TestServer.StartAsync(context =>
+        {
+            ResponseBodyWriter writer = context.Response.BodyWriter;
+            Span<byte> span = writer.GetSpan(5);
+            "abcde"u8.CopyTo(span);
+            writer.Advance(5);
+            Span<byte> large = writer.GetSpan(10_000);
+            large[..10_000].Fill((byte)'z');
+            writer.Advance(10_000);
+            return default;
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        RawResponse response = await client.ReadResponseAsync();
+        response.Header("Content-Length").ShouldBe("10005");
+        response.BodyText.ShouldBe("abcde" + new string('z', 10_000));
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Large_response_to_a_slow_reader_completes_with_bounded_server_buffering()
+    {
+        const int Size = 8 * 1024 * 1024;
+        const int Piece = 32 * 1024;
+        byte[] piece = BodyHashing.RandomBytes(Piece, 11);
+        await using TestServer host = await TestServer.StartAsync(async context =>
+        {
+            context.Response.ContentLength = Size;
+            for (int written = 0; written < Size; written += Piece)
+            {
+                await context.Response.WriteAsync(piece);
+            }
+        });
+        using RawClient client = RawClient.Connect(host.EndPoint, receiveBufferSize: 32 * 1024);
+        await client.SendAsync("GET /big HTTP/1.1\r\nHost: test\r\n\r\n");
+        string status = (await client.ReadLineAsync())!;
+        status.ShouldBe("HTTP/1.1 200 OK");
+        while ((await client.ReadLineAsync())!.Length != 0)
+        {
+        }
+
+        long received = 0;
+        while (received < Size)
+        {
+            int take = (int)Math.Min(256 * 1024, Size - received);
+            byte[] part = await client.ReadExactAsync(take);
+            part.AsSpan(0, Math.Min(Piece, take)).SequenceEqual(piece.AsSpan(0, Math.Min(Piece, take))).ShouldBeTrue();
+            received += take;
+            await Task.Delay(5);
+        }
+
+        received.ShouldBe(Size);
+        client.Dispose();
+        await host.Server.StopAsync().WaitAsync(TestTimeouts.Operation);
+
+        // The bound (64 KiB) plus one write and a block of rounding: never the 8 MiB body.
+        host.Server.PeakConnectionOutputBuffered.ShouldBeGreaterThan(0);
+        host.Server.PeakConnectionOutputBuffered.ShouldBeLessThanOrEqualTo(64 * 1024 + Piece + 4096);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Http10_response_without_content_length_after_a_flush_is_close_delimited()
+    {
+        await using TestServer host = await TestServer.StartAsync(async context =>
+        {
+            context.Response.Write("streamed "u8);
+            await context.Response.FlushAsync();
+            context.Response.Write("to the close"u8);
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+        RawResponse response = await client.ReadResponseAsync();
+        response.Header("Content-Length").ShouldBeNull();
+        response.Header("Transfer-Encoding").ShouldBeNull();
+        response.Header("Connection").ShouldBe("close");
+        response.BodyText.ShouldBe("streamed to the close");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task No_content_response_has_neither_body_nor_content_length()
+    {
+        await using TestServer host = await TestServer.StartAsync(context =>
+        {
+            context.Response.StatusCode = 204;
+            Should.Throw<InvalidOperationException>(() => context.Response.Write("x"u8));
+            return default;
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("DELETE /thing HTTP/1.1\r\nHost: test\r\n\r\nGET /again HTTP/1.1\r\nHost: test\r\n\r\n");
+        RawResponse response = await client.ReadResponseAsync();
+        response.StatusLine.ShouldBe("HTTP/1.1 204 No Content");
+        response.Header("Content-Length").ShouldBeNull();
+        (await client.ReadResponseAsync()).StatusCode.ShouldBe(204);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Status_and_headers_cannot_change_once_the_response_started()
+    {
+        Exception? failure = null;
+        await using TestServer host = await TestServer.StartAsync(async context =>
+        {
+            context.Response.Headers["X-Custom"] = "one";
+            await context.Response.FlushAsync();
+            context.Response.HasStarted.ShouldBeTrue();
+            failure = Should.Throw<InvalidOperationException>(() => context.Response.StatusCode = 500);
+        });
+        using var http = new HttpClient { BaseAddress = host.BaseAddress, Timeout = TestTimeouts.Operation };
+        using HttpResponseMessage response = await http.GetAsync("/");
+        response.StatusCode.ShouldBe(HttpStatusCode.OK);
+        response.Headers.GetValues("X-Custom").ShouldBe(new[] { "one" });
+        failure.ShouldNotBeNull();
+    }
+}

@@ -1,0 +1,63 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics.Metrics;
+using System.Threading.Tasks;
+using Falconet.Buffers;
+
+namespace Falconet.Runtime.Tests.Buffers;
+
+public sealed class BufferMetricsTests
+{
+    [Fact(Timeout = 20_000)]
+    public Task Meter_publishes_blocks_rented_in_use_and_slabs_per_pool() => SlabMemoryPoolTests.OnOwnThread(() =>
+    {
+        string name = "metrics-" + Guid.NewGuid().ToString("N");
+        using var pool = new SlabMemoryPool(name);
+        var values = new Dictionary<string, long>();
+        var published = new HashSet<string>();
+        using var listener = new MeterListener();
+        listener.InstrumentPublished = (instrument, l) =>
+        {
+            if (instrument.Meter.Name == BufferMetrics.MeterName)
+            {
+                published.Add(instrument.Name);
+                l.EnableMeasurementEvents(instrument);
+            }
+        };
+        listener.SetMeasurementEventCallback<long>((instrument, value, tags, _) =>
+        {
+            foreach (KeyValuePair<string, object?> tag in tags)
+            {
+                if (tag.Key == BufferMetrics.PoolTag && (string?)tag.Value == name)
+                {
+                    values[instrument.Name] = value;
+                }
+            }
+        });
+        listener.Start();
+
+        MemoryBlock a = pool.Rent();
+        MemoryBlock b = pool.Rent();
+        MemoryBlock c = pool.Rent();
+        pool.Return(b);
+        listener.RecordObservableInstruments();
+
+        Assert.Contains(BufferMetrics.BlocksRentedName, published);
+        Assert.Contains(BufferMetrics.BlocksInUseName, published);
+        Assert.Contains(BufferMetrics.SlabsAllocatedName, published);
+        Assert.Equal(3, values[BufferMetrics.BlocksRentedName]);
+        Assert.Equal(2, values[BufferMetrics.BlocksInUseName]);
+        Assert.Equal(1, values[BufferMetrics.SlabsAllocatedName]);
+
+        pool.Return(a);
+        pool.Return(c);
+        listener.RecordObservableInstruments();
+        Assert.Equal(0, values[BufferMetrics.BlocksInUseName]);
+
+        // A disposed pool is no longer observed.
+        pool.Dispose();
+        values.Clear();
+        listener.RecordObservableInstruments();
+        Assert.Empty(values);
+    });
+}

@@ -1,0 +1,353 @@
+using System;
+using System.Collections.Generic;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Threading;
+using System.Threading.Tasks;
+using Falconet.Buffers;
+
+namespace Falconet.Runtime.Tests.Buffers;
+
+public sealed class SlabMemoryPoolTests
+{
+    private const int Timeout = 20_000;
+
+    [Fact(Timeout = Timeout)]
+    public Task Rent_returns_empty_page_aligned_4096_byte_blocks_backed_by_pinned_arrays() => OnOwnThread(() =>
+    {
+        using var pool = new SlabMemoryPool("aligned");
+        var blocks = new List<MemoryBlock>();
+        var seen = new HashSet<nint>();
+        for (int i = 0; i < 200; i++)
+        {
+            MemoryBlock block = pool.Rent();
+            blocks.Add(block);
+            Assert.Equal(SlabMemoryPool.BlockSize, block.Memory.Length);
+            Assert.Equal(0, block.Start);
+            Assert.Equal(0, block.End);
+            Assert.True(MemoryMarshal.TryGetArray<byte>(block.Memory, out ArraySegment<byte> segment));
+            Assert.Equal(SlabMemoryPool.SlabSize, segment.Array!.Length);
+            nint address = AddressOf(block);
+            Assert.Equal(0, address % SlabMemoryPool.BlockSize);
+            Assert.True(seen.Add(address), "two rented blocks share memory");
+        }
+
+        // 200 blocks need 7 slabs of 32 blocks, or of 31 when a slab is not page-aligned: never more.
+        Assert.InRange(pool.SlabsAllocated, 7, 7);
+        Assert.Equal(200, pool.BlocksOutstanding);
+        foreach (MemoryBlock block in blocks)
+        {
+            pool.Return(block);
+        }
+
+        Assert.Equal(0, pool.BlocksOutstanding);
+    });
+
+    [Fact(Timeout = Timeout)]
+    public Task Blocks_returned_on_the_owner_thread_are_rented_again_without_a_new_slab() => OnOwnThread(() =>
+    {
+        using var pool = new SlabMemoryPool("owner");
+        var first = new HashSet<MemoryBlock>();
+        for (int i = 0; i < 20; i++)
+        {
+            first.Add(pool.Rent());
+        }
+
+        foreach (MemoryBlock block in first)
+        {
+            pool.Return(block);
+        }
+
+        for (int i = 0; i < 20; i++)
+        {
+            MemoryBlock block = pool.Rent();
+            Assert.Contains(block, first);
+            pool.Return(block);
+        }
+
+        Assert.Equal(1, pool.SlabsAllocated);
+        Assert.Equal(40, pool.BlocksRented);
+    });
+
+    [Fact(Timeout = Timeout)]
+    public Task Blocks_returned_from_other_threads_come_back_into_circulation_on_the_owner() => OnOwnThread(() =>
+    {
+        using var pool = new SlabMemoryPool("cross-thread");
+        const int Count = 62; // at most two slabs, aligned or not
+        var rented = new MemoryBlock[Count];
+        for (int i = 0; i < Count; i++)
+        {
+            rented[i] = pool.Rent();
+        }
+
+        long slabs = pool.SlabsAllocated;
+        var other = new Thread(() =>
+        {
+            foreach (MemoryBlock block in rented)
+            {
+                pool.Return(block);
+            }
+        });
+        other.Start();
+        other.Join();
+        Assert.Equal(0, pool.BlocksOutstanding);
+
+        var again = new HashSet<MemoryBlock>();
+        for (int i = 0; i < Count; i++)
+        {
+            again.Add(pool.Rent());
+        }
+
+        Assert.Equal(slabs, pool.SlabsAllocated);
+        Assert.Equal(new HashSet<MemoryBlock>(rented), again);
+        foreach (MemoryBlock block in again)
+        {
+            pool.Return(block);
+        }
+    });
+
+    [Fact(Timeout = Timeout)]
+    public Task Concurrent_rent_and_return_on_many_threads_never_hands_out_a_block_twice() => OnOwnThread(() =>
+    {
+        using var pool = new SlabMemoryPool("stress");
+        var failures = new List<string>();
+        void Work(int marker)
+        {
+            var held = new Queue<MemoryBlock>();
+            var random = new Random(marker);
+            for (int i = 0; i < 20_000; i++)
+            {
+                if (held.Count < 8 && (held.Count == 0 || random.Next(2) == 0))
+                {
+                    MemoryBlock block = pool.Rent();
+                    block.Memory.Span.Fill((byte)marker);
+                    held.Enqueue(block);
+                }
+                else
+                {
+                    MemoryBlock block = held.Dequeue();
+                    if (block.Memory.Span.IndexOfAnyExcept((byte)marker) >= 0)
+                    {
+                        lock (failures)
+                        {
+                            failures.Add($"block #{block.Id} was written by another holder");
+                        }
+                    }
+
+                    pool.Return(block);
+                }
+            }
+
+            while (held.Count > 0)
+            {
+                pool.Return(held.Dequeue());
+            }
+        }
+
+        var threads = new Thread[3];
+        for (int t = 0; t < threads.Length; t++)
+        {
+            int marker = t + 1;
+            threads[t] = new Thread(() => Work(marker));
+            threads[t].Start();
+        }
+
+        Work(100); // the owner takes part through its fast path
+        foreach (Thread thread in threads)
+        {
+            thread.Join();
+        }
+
+        Assert.Empty(failures);
+        Assert.Equal(0, pool.BlocksOutstanding);
+        Assert.True(pool.BlocksRented >= 4 * 10_000, "every thread rents at least half of its steps");
+    });
+
+    [Fact(Timeout = Timeout)]
+    public Task Return_of_a_returned_block_throws_and_names_the_method_that_rented_it() => OnOwnThread(() =>
+    {
+        using var pool = new SlabMemoryPool("double", trackLeaks: true);
+        MemoryBlock block = RentInRequestParser(pool);
+        pool.Return(block);
+
+        var error = Assert.Throws<InvalidOperationException>(() => pool.Return(block));
+
+        Assert.Contains("Double return", error.Message, StringComparison.Ordinal);
+        Assert.Contains(nameof(RentInRequestParser), error.Message, StringComparison.Ordinal);
+        Assert.Contains("'double'", error.Message, StringComparison.Ordinal);
+        Assert.Equal(0, pool.BlocksOutstanding);
+    });
+
+    [Fact(Timeout = Timeout)]
+    public Task Return_of_a_returned_block_throws_without_tracking_and_says_how_to_see_the_renter() => OnOwnThread(() =>
+    {
+        using var pool = new SlabMemoryPool("double-untracked");
+        MemoryBlock block = pool.Rent();
+        pool.Return(block);
+
+        var error = Assert.Throws<InvalidOperationException>(() => pool.Return(block));
+
+        Assert.Contains("trackLeaks", error.Message, StringComparison.Ordinal);
+        Assert.Equal(0, pool.BlocksOutstanding);
+    });
+
+    [Fact(Timeout = Timeout)]
+    public Task Return_of_a_block_of_another_pool_throws() => OnOwnThread(() =>
+    {
+        using var mine = new SlabMemoryPool("mine");
+        using var theirs = new SlabMemoryPool("theirs");
+        MemoryBlock block = theirs.Rent();
+
+        Assert.Throws<ArgumentException>(() => mine.Return(block));
+
+        theirs.Return(block);
+    });
+
+    [Fact(Timeout = Timeout)]
+    public Task Leak_report_lists_every_outstanding_block_with_its_renting_stack() => OnOwnThread(() =>
+    {
+        using var pool = new SlabMemoryPool("leaky", trackLeaks: true);
+        MemoryBlock kept1 = RentInRequestParser(pool);
+        MemoryBlock kept2 = RentInResponseWriter(pool);
+        pool.Return(pool.Rent());
+
+        string report = pool.GetLeakReport();
+
+        Assert.Contains("2 block(s)", report, StringComparison.Ordinal);
+        Assert.Contains(nameof(RentInRequestParser), report, StringComparison.Ordinal);
+        Assert.Contains(nameof(RentInResponseWriter), report, StringComparison.Ordinal);
+        pool.Return(kept1);
+        pool.Return(kept2);
+        Assert.Contains("0 block(s)", pool.GetLeakReport(), StringComparison.Ordinal);
+    });
+
+    [Fact(Timeout = Timeout)]
+    public async Task WaitForAllReturnedAsync_completes_once_another_thread_returns_the_last_block()
+    {
+        using var pool = new SlabMemoryPool("wait");
+        MemoryBlock block = pool.Rent();
+        Task returner = Task.Run(async () =>
+        {
+            await Task.Delay(100);
+            pool.Return(block);
+        });
+
+        await pool.WaitForAllReturnedAsync(TimeSpan.FromSeconds(10));
+
+        Assert.Equal(0, pool.BlocksOutstanding);
+        await returner;
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task WaitForAllReturnedAsync_throws_a_leak_report_naming_the_renter_after_the_timeout()
+    {
+        using var pool = new SlabMemoryPool("wait-leak", trackLeaks: true);
+        MemoryBlock leaked = RentInRequestParser(pool);
+        long started = Environment.TickCount64;
+
+        var error = await Assert.ThrowsAsync<PoolLeakException>(() => pool.WaitForAllReturnedAsync(TimeSpan.FromMilliseconds(150)).AsTask());
+
+        Assert.True(Environment.TickCount64 - started >= 140, "gave up before the timeout");
+        Assert.Equal(1, error.BlocksOutstanding);
+        Assert.Equal("wait-leak", error.PoolName);
+        Assert.Contains(nameof(RentInRequestParser), error.Report, StringComparison.Ordinal);
+        pool.Return(leaked);
+    }
+
+    [Fact(Timeout = Timeout)]
+    public Task Rent_after_dispose_throws_but_blocks_still_out_can_come_back() => OnOwnThread(() =>
+    {
+        var pool = new SlabMemoryPool("disposed");
+        MemoryBlock block = pool.Rent();
+        pool.Dispose();
+
+        Assert.Throws<ObjectDisposedException>(() => pool.Rent());
+        pool.Return(block);
+        Assert.Equal(0, pool.BlocksOutstanding);
+    });
+
+    [Fact(Timeout = Timeout)]
+    public Task Rent_and_return_on_the_owner_thread_allocate_nothing_after_warm_up() => OnOwnThread(() =>
+    {
+        using var pool = new SlabMemoryPool("zero-alloc-owner");
+        MemoryBlock[] held = new MemoryBlock[4];
+        RentReturnPairs(pool, held, 1_000);
+
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        RentReturnPairs(pool, held, 10_000);
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+
+        Assert.Equal(0, allocated);
+    });
+
+    [Fact(Timeout = Timeout)]
+    public async Task Rent_and_return_on_another_thread_allocate_nothing_after_warm_up()
+    {
+        using var pool = new SlabMemoryPool("zero-alloc-foreign", trackLeaks: false, ownerThreadId: -1);
+        long allocated = await OnOwnThread(() =>
+        {
+            MemoryBlock[] held = new MemoryBlock[4];
+            RentReturnPairs(pool, held, 1_000);
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            RentReturnPairs(pool, held, 10_000);
+            return GC.GetAllocatedBytesForCurrentThread() - before;
+        });
+
+        Assert.Equal(0, allocated);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static MemoryBlock RentInRequestParser(SlabMemoryPool pool) => pool.Rent();
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static MemoryBlock RentInResponseWriter(SlabMemoryPool pool) => pool.Rent();
+
+    private static void RentReturnPairs(SlabMemoryPool pool, MemoryBlock[] held, int pairs)
+    {
+        for (int i = 0; i < pairs; i += held.Length)
+        {
+            for (int j = 0; j < held.Length; j++)
+            {
+                held[j] = pool.Rent();
+            }
+
+            for (int j = 0; j < held.Length; j++)
+            {
+                pool.Return(held[j]);
+            }
+        }
+    }
+
+    private static unsafe nint AddressOf(MemoryBlock block)
+    {
+        fixed (byte* p = block.Memory.Span)
+        {
+            return (nint)p;
+        }
+    }
+
+    /// <summary>Runs a synchronous test body on a thread of its own, so that the pool it creates is owned by one known thread.</summary>
+    internal static Task OnOwnThread(Action body) => OnOwnThread(() =>
+    {
+        body();
+        return 0L;
+    });
+
+    internal static Task<T> OnOwnThread<T>(Func<T> body)
+    {
+        var completion = new TaskCompletionSource<T>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var thread = new Thread(() =>
+        {
+            try
+            {
+                completion.SetResult(body());
+            }
+            catch (Exception e)
+            {
+                completion.SetException(e);
+            }
+        });
+        thread.Start();
+        return completion.Task;
+    }
+}
