@@ -94,6 +94,15 @@ internal sealed class Http1OutputBuffer : IDisposable
         _chain.Consume(end);
     }
 
+    /// <summary>Returns the empty tail block to the pool while the connection waits for its next request.</summary>
+    public void ReleaseIdleBlock()
+    {
+        if (_chain.Length == 0)
+        {
+            _chain.Dispose();
+        }
+    }
+
     internal void TrackPeak()
     {
         long length = _chain.Length;

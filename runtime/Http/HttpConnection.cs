@@ -53,9 +53,6 @@ internal sealed class HttpConnection
 
     public EndPoint? RemoteEndPoint => _transport.RemoteEndPoint;
 
-    /// <summary>True while a request is being handled (graceful shutdown waits for these).</summary>
-    public bool IsHandlingRequest { get; private set; }
-
     /// <summary>The most output bytes this connection buffered at once (write-behind diagnostics).</summary>
     public long PeakBufferedOutput => _output.PeakBuffered;
 
@@ -82,7 +79,6 @@ internal sealed class HttpConnection
         }
         finally
         {
-            IsHandlingRequest = false;
             _input.Dispose();
             _output.Dispose();
             _response.ReleaseBuffers();
@@ -126,7 +122,6 @@ internal sealed class HttpConnection
             {
                 // The request runs inside this method so that a handler completing synchronously costs no
                 // state machine; an asynchronous one reuses this method's box for the whole connection.
-                IsHandlingRequest = true;
                 bool keepAlive = false;
                 if (BeginRequest())
                 {
@@ -157,7 +152,6 @@ internal sealed class HttpConnection
                     }
                 }
 
-                IsHandlingRequest = false;
                 if (_abortRequested)
                 {
                     return;
@@ -180,6 +174,10 @@ internal sealed class HttpConnection
             {
                 return;
             }
+
+            // A connection waiting for the client holds only the block it receives into.
+            _output.ReleaseIdleBlock();
+            _response.ReleaseIdleBlock();
 
             int received;
             try

@@ -71,8 +71,12 @@ public sealed class HttpRequest
     /// <summary>The request target exactly as sent.</summary>
     public ReadOnlySpan<byte> RawTarget => _target.AsSpan(0, _targetLength);
 
-    /// <summary>The path, raw (percent-encoded as sent): "/a/b" for "/a/b?x=1" and for "http://host/a/b?x=1"; "*" for an asterisk target.</summary>
-    public ReadOnlySpan<byte> PathBytes => _target.AsSpan(_pathStart, _pathLength);
+    /// <summary>
+    /// The path, raw (percent-encoded as sent): "/a/b" for "/a/b?x=1" and for "http://host/a/b?x=1" ("/" for
+    /// "http://host"); "*" for an asterisk target; the authority ("host:443") for a CONNECT target.
+    /// </summary>
+    public ReadOnlySpan<byte> PathBytes
+        => _pathLength == 0 && TargetForm == RequestTargetForm.Absolute ? "/"u8 : _target.AsSpan(_pathStart, _pathLength);
 
     /// <summary>The query after '?' (without it), raw; empty when the target has none.</summary>
     public ReadOnlySpan<byte> QueryBytes

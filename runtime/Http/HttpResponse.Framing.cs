@@ -194,6 +194,15 @@ public sealed partial class HttpResponse
         }
     }
 
+    /// <summary>Returns the empty staged block to the pool while the connection waits for its next request.</summary>
+    internal void ReleaseIdleBlock()
+    {
+        if (_staged.Length == 0)
+        {
+            _staged.Dispose();
+        }
+    }
+
     /// <summary>Returns the staged blocks to the pool (connection teardown).</summary>
     internal void ReleaseBuffers()
     {

@@ -5,7 +5,7 @@ using System.Threading.Tasks;
 
 namespace Falconet.Http;
 
-/// <summary>A read-only <see cref="Stream"/> over the <see cref="RequestBodyReader"/>; one per connection, so disposing it does nothing.</summary>
+/// <summary>A read-only, asynchronous-only <see cref="Stream"/> over the <see cref="RequestBodyReader"/>; one per connection, so disposing it does nothing.</summary>
 internal sealed class RequestBodyStream : Stream
 {
     private readonly RequestBodyReader _reader;
@@ -38,11 +38,12 @@ internal sealed class RequestBodyStream : Stream
         return _reader.ReadAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
     }
 
+    // A blocking read would wait for a completion that runs on the I/O thread the handler may be running on.
     public override int Read(byte[] buffer, int offset, int count)
-    {
-        ValidateBufferArguments(buffer, offset, count);
-        return _reader.ReadAsync(buffer.AsMemory(offset, count)).AsTask().GetAwaiter().GetResult();
-    }
+        => throw new NotSupportedException("Synchronous reads of the request body are not supported; use ReadAsync.");
+
+    public override int Read(Span<byte> buffer)
+        => throw new NotSupportedException("Synchronous reads of the request body are not supported; use ReadAsync.");
 
     public override void Flush()
     {

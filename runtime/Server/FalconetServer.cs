@@ -79,12 +79,12 @@ public sealed class FalconetServer : IAsyncDisposable
     /// <exception cref="InvalidOperationException">The server was already started.</exception>
     public async Task StartAsync(CancellationToken cancellationToken = default)
     {
+        _options.Validate();
         if (Interlocked.CompareExchange(ref _state, 1, 0) != 0)
         {
             throw new InvalidOperationException("The server has already been started.");
         }
 
-        _options.Validate();
         _settings = new HttpConnectionSettings(_application, _options.Limits, _options.OutputBufferLimit,
             _options.MaxRequestBodyDrainSize, _logger, _shutdown.Token);
         _transport = new SocketTransportFactory(new SocketTransportOptions
@@ -135,6 +135,24 @@ public sealed class FalconetServer : IAsyncDisposable
         }
     }
 
+    /// <summary>Blocks rented from the I/O pools and not yet returned (diagnostics and tests).</summary>
+    internal long BlocksOutstanding
+    {
+        get
+        {
+            long total = 0;
+            if (_transport is not null)
+            {
+                foreach (SlabMemoryPool pool in _transport.Pools)
+                {
+                    total += pool.BlocksOutstanding;
+                }
+            }
+
+            return total;
+        }
+    }
+
     /// <summary>Waits until every block of every I/O pool is back (tests call this after stopping the server).</summary>
     /// <exception cref="PoolLeakException">Blocks are still out after <paramref name="timeout"/>; the message lists who rented them.</exception>
     public async ValueTask WaitForAllBlocksReturnedAsync(TimeSpan timeout)
@@ -160,7 +178,7 @@ public sealed class FalconetServer : IAsyncDisposable
 
     private async Task StopCoreAsync(CancellationToken cancellationToken)
     {
-        _state = 2;
+        Volatile.Write(ref _state, 2);
         ServerLog.Stopping(_logger);
         foreach (IConnectionListener listener in _listeners)
         {
@@ -202,7 +220,15 @@ public sealed class FalconetServer : IAsyncDisposable
                 connection.Abort();
             }
 
-            await allClosed.ConfigureAwait(false);
+            // An aborted connection ends when its handler returns; a handler that never does is not waited for forever.
+            try
+            {
+                await allClosed.WaitAsync(_options.ShutdownTimeout, CancellationToken.None).ConfigureAwait(false);
+            }
+            catch (TimeoutException)
+            {
+                ServerLog.HandlersStillRunning(_logger, ConnectionCount);
+            }
         }
 
         foreach (IConnectionListener listener in _listeners)
@@ -229,14 +255,16 @@ public sealed class FalconetServer : IAsyncDisposable
             {
                 accepted = await listener.AcceptAsync().ConfigureAwait(false);
             }
-            catch (Exception exception) when (_state == 2)
+            catch (Exception exception) when (Volatile.Read(ref _state) == 2)
             {
                 ServerLog.AcceptFailed(_logger, exception);
                 return;
             }
             catch (Exception exception)
             {
+                // For example too many open files: back off a little instead of spinning.
                 ServerLog.AcceptFailed(_logger, exception);
+                await Task.Delay(10).ConfigureAwait(false);
                 continue;
             }
 

@@ -19,6 +19,9 @@ internal static partial class ServerLog
     [LoggerMessage(EventId = 103, Level = LogLevel.Information, Message = "Stopped")]
     public static partial void Stopped(ILogger logger);
 
+    [LoggerMessage(EventId = 105, Level = LogLevel.Warning, Message = "Stopped while {Count} aborted connections still run their handler")]
+    public static partial void HandlersStillRunning(ILogger logger, int count);
+
     [LoggerMessage(EventId = 104, Level = LogLevel.Warning, Message = "Accepting a connection failed")]
     public static partial void AcceptFailed(ILogger logger, Exception exception);
 }

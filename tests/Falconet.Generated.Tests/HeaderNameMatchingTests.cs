@@ -44,19 +44,26 @@ public sealed class HeaderNameMatchingTests
     {
         HeaderProbe probe = HeaderProbe.For(collection);
         var failures = new List<string>();
+        int foreignNames = 0;
         foreach (string name in KnownSchema.AllHeaders)
         {
-            string? expected = probe.Reference(name);
+            if (probe.Reference(name) is not null)
+            {
+                continue;
+            }
+
+            foreignNames++;
             foreach (byte[] variant in CaseVariants(name))
             {
                 string? landed = probe.Classify(variant);
-                if (landed != expected)
+                if (landed is not null)
                 {
-                    failures.Add(Encoding.ASCII.GetString(variant) + " -> " + (landed ?? "unknown") + ", expected " + (expected ?? "unknown"));
+                    failures.Add(Encoding.ASCII.GetString(variant) + " -> " + landed + ", expected unknown");
                 }
             }
         }
 
+        Assert.True(foreignNames > 0, "every name of the schema is known to the " + collection + " collection");
         Assert.True(failures.Count == 0, Describe(failures));
     }
 

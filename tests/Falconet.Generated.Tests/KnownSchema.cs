@@ -31,7 +31,7 @@ internal static class KnownSchema
         var all = new List<string>(request);
         foreach (string name in response)
         {
-            if (!all.Contains(name, StringComparer.OrdinalIgnoreCase))
+            if (!all.Exists(existing => string.Equals(existing, name, StringComparison.OrdinalIgnoreCase)))
             {
                 all.Add(name);
             }

@@ -129,13 +129,13 @@ public sealed class KeepAliveAndPipeliningTests
         string? path = null;
         string? query = null;
         bool samePathInstance = false;
+        string? protocol = null;
         await using TestServer host = await TestServer.StartAsync(context =>
         {
             path = context.Request.Path;
             query = context.Request.Query;
             samePathInstance = ReferenceEquals(path, context.Request.Path);
-            context.Request.MethodName.ShouldBe("GET");
-            context.Request.Protocol.ShouldBe("HTTP/1.1");
+            protocol = context.Request.Protocol;
             return default;
         });
         using RawClient client = host.Connect();
@@ -144,5 +144,37 @@ public sealed class KeepAliveAndPipeliningTests
         path.ShouldBe("/a/b%20c");
         query.ShouldBe("x=1&y=2");
         samePathInstance.ShouldBeTrue();
+        protocol.ShouldBe("HTTP/1.1");
+
+        await client.SendAsync("OPTIONS * HTTP/1.1\r\nHost: example.test\r\n\r\n");
+        (await client.ReadResponseAsync()).StatusCode.ShouldBe(200);
+        path.ShouldBe("*");
+        query.ShouldBe(string.Empty);
+        await client.SendAsync("GET http://example.test?q HTTP/1.1\r\nHost: example.test\r\n\r\n");
+        (await client.ReadResponseAsync()).StatusCode.ShouldBe(200);
+        path.ShouldBe("/");
+        query.ShouldBe("q");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Idle_keep_alive_connection_holds_only_its_receive_block()
+    {
+        await using TestServer host = await TestServer.StartAsync(async context =>
+        {
+            await BodyHashing.EchoHashWithReader(context);
+            context.Response.Write(new byte[20_000]);
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync($"POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 9000\r\n\r\n{new string('b', 9000)}");
+        (await client.ReadResponseAsync()).StatusCode.ShouldBe(200);
+
+        long outstanding = -1;
+        for (int attempt = 0; attempt < 200 && outstanding != 1; attempt++)
+        {
+            await Task.Delay(10);
+            outstanding = host.Server.BlocksOutstanding;
+        }
+
+        outstanding.ShouldBe(1);
     }
 }

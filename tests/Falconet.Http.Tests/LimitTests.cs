@@ -66,6 +66,14 @@ public sealed class LimitTests
             options => options.Limits.MaxRequestBodySize = 1000);
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public Task Unknown_transfer_coding_is_answered_501()
+        => AssertRejectedAsync("POST / HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", 501);
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public Task Content_length_with_transfer_encoding_is_answered_400()
+        => AssertRejectedAsync("POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400);
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public Task Unsupported_http_version_is_answered_505()
         => AssertRejectedAsync("GET / HTTP/2.0\r\nHost: test\r\n\r\n", 505);
 

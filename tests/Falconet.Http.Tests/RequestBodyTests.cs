@@ -100,6 +100,20 @@ public sealed class RequestBodyTests
         (await client.IsClosedByServerAsync()).ShouldBeTrue();
     }
 
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Synchronous_body_read_is_refused_instead_of_blocking_an_io_thread()
+    {
+        await using TestServer host = await TestServer.StartAsync(context =>
+        {
+            Should.Throw<NotSupportedException>(() => context.Request.Body.Read(new byte[10], 0, 10));
+            context.Response.Write("refused"u8);
+            return default;
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 3\r\n\r\nabc");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("refused");
+    }
+
     /// <summary>A stream whose length is unknown, so HttpClient sends it chunked.</summary>
     private sealed class UnknownLengthStream(byte[] data) : Stream
     {

@@ -1,0 +1,138 @@
+using System;
+using System.Buffers;
+using System.Collections.Generic;
+using System.Text;
+using Falconet.Http;
+using Microsoft.Extensions.Primitives;
+
+namespace Falconet.Generated.Tests;
+
+/// <summary>ResponseHeaders as a collection and as a serializer of "\r\nName: value" lines.</summary>
+public sealed class ResponseHeadersCollectionTests
+{
+    [Fact]
+    public void Known_unknown_and_content_length_headers_are_stored_counted_and_enumerated()
+    {
+        var headers = new ResponseHeaders();
+        headers.Append("x-powered-by"u8, "falconet"u8);
+        headers.Append("content-type"u8, "text/plain"u8);
+        headers.Append("Content-Length"u8, "13"u8);
+        headers.Append("SERVER"u8, "Falconet"u8);
+
+        var seen = new List<string>();
+        foreach (KeyValuePair<string, StringValues> pair in headers)
+        {
+            seen.Add(pair.Key + "=" + pair.Value);
+        }
+
+        Assert.Equal(new[] { "Server=Falconet", "Content-Type=text/plain", "Content-Length=13", "x-powered-by=falconet" }, seen);
+        HeaderAssert.HasCount(headers, 4);
+        Assert.Equal("text/plain", headers.ContentType);
+        Assert.Equal(13, headers.ContentLength);
+        Assert.Equal("falconet", headers["X-Powered-By"]);
+    }
+
+    [Fact]
+    public void Duplicates_remove_clear_and_the_indexer_behave_like_a_dictionary()
+    {
+        var headers = new ResponseHeaders();
+        headers.Append("Set-Cookie"u8, "a=1"u8);
+        headers.Append("set-cookie"u8, "b=2"u8);
+        headers["Vary"] = "Origin";
+        headers["X-Custom"] = "1";
+        headers.ContentLength = 0;
+
+        Assert.Equal(new[] { "a=1", "b=2" }, headers.SetCookie.ToArray());
+        HeaderAssert.HasCount(headers, 4);
+        Assert.True(headers.ContainsKey("vary"));
+        Assert.True(headers.Remove("VARY"));
+        Assert.False(headers.Remove("Vary"));
+        Assert.True(headers.Remove("x-custom"));
+        HeaderAssert.HasCount(headers, 2);
+        Assert.False(headers.TryAppend("Content-Length"u8, "1"u8));
+
+        headers.Clear();
+        HeaderAssert.HasCount(headers, 0);
+        Assert.Empty(headers);
+        Assert.Throws<KeyNotFoundException>(() => headers["Set-Cookie"]);
+    }
+
+    [Fact]
+    public void CopyTo_writes_each_set_header_in_bit_order_then_content_length_then_unknown_headers()
+    {
+        var headers = new ResponseHeaders();
+        headers["X-Request-Id"] = "r1";
+        headers.ContentLength = 1234;
+        headers.SetCookie = new StringValues(new[] { "a=1", "b=2" });
+        headers.ContentType = "text/plain";
+        headers.Date = "Sun, 22 Nov 2026 02:00:00 GMT";
+        headers.Server = "Falconet";
+
+        string written = Write(headers);
+
+        Assert.Equal(
+            "\r\nServer: Falconet" +
+            "\r\nDate: Sun, 22 Nov 2026 02:00:00 GMT" +
+            "\r\nContent-Type: text/plain" +
+            "\r\nSet-Cookie: a=1" +
+            "\r\nSet-Cookie: b=2" +
+            "\r\nContent-Length: 1234" +
+            "\r\nX-Request-Id: r1",
+            written);
+    }
+
+    [Fact]
+    public void CopyTo_writes_every_known_header_under_its_schema_name()
+    {
+        var headers = new ResponseHeaders();
+        var expected = new StringBuilder();
+        foreach (string name in KnownSchema.ResponseHeaders)
+        {
+            headers[name.ToUpperInvariant()] = "0";
+        }
+
+        // Bit order is schema order with Content-Length taken out of the bit set and written after it.
+        foreach (string name in KnownSchema.ResponseHeaders)
+        {
+            if (name != "Content-Length")
+            {
+                expected.Append("\r\n").Append(name).Append(": 0");
+            }
+        }
+
+        expected.Append("\r\nContent-Length: 0");
+
+        Assert.Equal(KnownSchema.ResponseHeaders.Count, headers.Count);
+        Assert.Equal(expected.ToString(), Write(headers));
+    }
+
+    [Fact]
+    public void CopyTo_writes_nothing_for_an_empty_collection_and_latin1_values_byte_for_byte()
+    {
+        var headers = new ResponseHeaders();
+        Assert.Equal(string.Empty, Write(headers));
+
+        headers.Location = "/caf\u00e9";
+        var writer = new ArrayBufferWriter<byte>();
+        headers.CopyTo(ref writer);
+
+        byte[] expected = [.. "\r\nLocation: /caf"u8, 0xE9];
+        Assert.Equal(expected, writer.WrittenSpan.ToArray());
+    }
+
+    [Fact]
+    public void CopyTo_refuses_values_it_cannot_write_safely()
+    {
+        var headers = new ResponseHeaders { Location = "/a\r\nX-Injected: 1" };
+        var writer = new ArrayBufferWriter<byte>();
+
+        Assert.Throws<InvalidOperationException>(() => headers.CopyTo(ref writer));
+    }
+
+    private static string Write(ResponseHeaders headers)
+    {
+        var writer = new ArrayBufferWriter<byte>();
+        headers.CopyTo(ref writer);
+        return Encoding.Latin1.GetString(writer.WrittenSpan);
+    }
+}
