@@ -2254,7 +2254,7 @@ namespace Falconet.Http
             }
         }
 
-        // "\r\nName: " of every header in bit order, then Content-Length; header i spans NameOffsets[i]..NameOffsets[i + 1].
+        // "\r\nName: " of every header in bit order, then Content-Length; header i spans s_nameOffsets[i]..s_nameOffsets[i + 1].
         private static global::System.ReadOnlySpan<byte> NameBlob =>
             "\r\nServer: "u8 + // 0: Server
             "\r\nDate: "u8 + // 10: Date
@@ -2304,7 +2304,8 @@ namespace Falconet.Http
             "\r\ntraceparent: "u8 + // 856: traceparent
             "\r\nContent-Length: "u8; // 871: Content-Length
 
-        private static global::System.ReadOnlySpan<ushort> NameOffsets => new ushort[] { 0, 10, 18, 34, 48, 69, 89, 106, 117, 134, 142, 150, 162, 176, 207, 243, 275, 307, 340, 366, 395, 422, 448, 467, 486, 508, 538, 570, 602, 619, 626, 635, 658, 678, 695, 709, 719, 734, 745, 756, 763, 783, 805, 816, 833, 856, 871, 889 };
+        // A static array, not a span over an array literal: unoptimized code would allocate for the latter on every call.
+        private static readonly ushort[] s_nameOffsets = new ushort[] { 0, 10, 18, 34, 48, 69, 89, 106, 117, 134, 142, 150, 162, 176, 207, 243, 275, 307, 340, 366, 395, 422, 448, 467, 486, 508, 538, 570, 602, 619, 626, 635, 658, 678, 695, 709, 719, 734, 745, 756, 763, 783, 805, 816, 833, 856, 871, 889 };
 
         /// <summary>
         /// Writes every header as "\r\nName: value": known headers by bit from precomputed name bytes, Content-Length as
@@ -2315,7 +2316,7 @@ namespace Falconet.Http
             where TWriter : global::System.Buffers.IBufferWriter<byte>
         {
             global::System.ReadOnlySpan<byte> blob = NameBlob;
-            global::System.ReadOnlySpan<ushort> offsets = NameOffsets;
+            global::System.ReadOnlySpan<ushort> offsets = s_nameOffsets;
             ulong bits = _bits;
             while (bits != 0)
             {

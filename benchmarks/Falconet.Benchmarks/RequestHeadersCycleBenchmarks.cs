@@ -29,6 +29,7 @@ public class RequestHeadersCycleBenchmarks
 
     private readonly byte[][] _names = Encode(name: true);
     private readonly byte[][] _values = Encode(name: false);
+    private readonly byte[][] _emptyValues = EmptyValues();
     private readonly RequestHeaders _headers = new();
     private readonly Dictionary<string, StringValues> _dictionary = new(StringComparer.OrdinalIgnoreCase);
 
@@ -78,6 +79,28 @@ public class RequestHeadersCycleBenchmarks
         int read = headers.Host.Count + headers.Cookie.Count + headers.AcceptEncoding.Count;
         headers.Clear();
         return read;
+    }
+
+    /// <summary>The same cycle with empty values: what name matching, bit set and Clear cost without the value strings.</summary>
+    [Benchmark(Description = "generated RequestHeaders, empty values")]
+    public int GeneratedEmptyValues()
+    {
+        RequestHeaders headers = _headers;
+        for (int i = 0; i < _names.Length; i++)
+        {
+            headers.TryAppend(_names[i], _emptyValues[i]);
+        }
+
+        int read = headers.Host.Count + headers.Cookie.Count + headers.AcceptEncoding.Count;
+        headers.Clear();
+        return read;
+    }
+
+    private static byte[][] EmptyValues()
+    {
+        var empty = new byte[s_browserRequest.Length][];
+        Array.Fill(empty, Array.Empty<byte>());
+        return empty;
     }
 
     private static byte[][] Encode(bool name)

@@ -24,7 +24,7 @@ public sealed class AllocationTests(ITestOutputHelper output)
     private const int Pipeline = 16;
     private const int Requests = 10_000;
 
-    [OptimizedRuntimeTheory(Timeout = 120_000)]
+    [Theory(Timeout = 120_000)]
     [InlineData("/plaintext", "Hello, World!")]
     [InlineData("/json", "{\"message\":\"Hello, World!\"}")]
     public async Task Sample_requests_on_one_keep_alive_connection_allocate_less_than_64_bytes_each(string path, string body)
