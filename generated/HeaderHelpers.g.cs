@@ -35,25 +35,25 @@ namespace Falconet.Http
         public static byte Read8(ref byte source, int offset) => global::System.Runtime.CompilerServices.Unsafe.Add(ref source, offset);
 
         /// <summary>
-        /// The string for a header value: a known value's shared string, else the previous request's string when its
-        /// bytes are equal, else a new Latin-1 string.
+        /// The string for a header value: the previous request's string when its bytes are equal (the common case on a
+        /// kept-alive connection), else a known value's shared string, else a new Latin-1 string.
         /// </summary>
         public static string GetValueString(global::System.ReadOnlySpan<byte> value, string[] knownValues, in global::Microsoft.Extensions.Primitives.StringValues previous)
         {
-            foreach (string known in knownValues)
-            {
-                if (known.Length == value.Length && global::System.Text.Ascii.Equals(value, known))
-                {
-                    return known;
-                }
-            }
-
             if (previous.Count == 1)
             {
                 string? last = previous[0];
                 if (last is not null && last.Length == value.Length && global::System.Text.Ascii.Equals(value, last))
                 {
                     return last;
+                }
+            }
+
+            foreach (string known in knownValues)
+            {
+                if (known.Length == value.Length && global::System.Text.Ascii.Equals(value, known))
+                {
+                    return known;
                 }
             }
 
@@ -118,7 +118,7 @@ namespace Falconet.Http
         /// <summary>True when <paramref name="value"/> can be written as a field value: no control character but HTAB, nothing above U+00FF.</summary>
         public static bool IsValidFieldValue(global::System.ReadOnlySpan<char> value)
         {
-            if (global::System.MemoryExtensions.IndexOfAnyExceptInRange(value, ' ', '~') < 0)
+            if (global::System.MemoryExtensions.IndexOfAnyExcept(value, s_visibleAscii) < 0)
             {
                 return true;
             }
@@ -186,6 +186,10 @@ namespace Falconet.Http
             global::System.Buffers.Text.Utf8Formatter.TryFormat(value, destination.Slice(prefix.Length), out int written);
             writer.Advance(prefix.Length + written);
         }
+
+        // Printable ASCII: the fast path of IsValidFieldValue (a SearchValues scan allocates nothing, even before tiering).
+        private static readonly global::System.Buffers.SearchValues<char> s_visibleAscii =
+            global::System.Buffers.SearchValues.Create(" !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~");
 
         private static readonly global::System.Buffers.SearchValues<char> s_tokenChars =
             global::System.Buffers.SearchValues.Create("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");

@@ -1344,9 +1344,9 @@ namespace Falconet.Http
             }
         }
 
-        // Bit index of a known header name in any letter case, ContentLengthIndex, or -1: a switch on the length, then
+        // Bit index of a known header name in any letter case, ContentLengthIndex, or -1 (internal for benchmarks): a switch on the length, then
         // masked compares (0xDF per letter byte, 0xFF for the others), so exactly the case variants of a name match.
-        private static int IndexOf(global::System.ReadOnlySpan<byte> name)
+        internal static int IndexOf(global::System.ReadOnlySpan<byte> name)
         {
             ref byte start = ref global::System.Runtime.InteropServices.MemoryMarshal.GetReference(name);
             switch (name.Length)
