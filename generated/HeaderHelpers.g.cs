@@ -34,21 +34,9 @@ namespace Falconet.Http
         [global::System.Runtime.CompilerServices.MethodImpl(global::System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
         public static byte Read8(ref byte source, int offset) => global::System.Runtime.CompilerServices.Unsafe.Add(ref source, offset);
 
-        /// <summary>
-        /// The string for a header value: the previous request's string when its bytes are equal (the common case on a
-        /// kept-alive connection), else a known value's shared string, else a new Latin-1 string.
-        /// </summary>
-        public static string GetValueString(global::System.ReadOnlySpan<byte> value, string[] knownValues, in global::Microsoft.Extensions.Primitives.StringValues previous)
+        /// <summary>The string for a header value: a known value's shared string when the bytes are equal, else a new Latin-1 string.</summary>
+        public static string GetValueString(global::System.ReadOnlySpan<byte> value, string[] knownValues)
         {
-            if (previous.Count == 1)
-            {
-                string? last = previous[0];
-                if (last is not null && last.Length == value.Length && global::System.Text.Ascii.Equals(value, last))
-                {
-                    return last;
-                }
-            }
-
             foreach (string known in knownValues)
             {
                 if (known.Length == value.Length && global::System.Text.Ascii.Equals(value, known))

@@ -127,66 +127,73 @@ namespace Falconet.Http
         };
 
         private ulong _bits;
+
+        // Bit i set: the slot of header i holds exactly _previous[i], the last value string parsed for it on this
+        // connection, so an equal value of the next request only sets its bit: no string, no store.
+        private ulong _reusable;
         private long? _contentLength;
+        private string? _contentLengthText;
+        private long _contentLengthTextValue;
+        private PreviousValues _previous;
         private global::System.Collections.Generic.Dictionary<string, global::Microsoft.Extensions.Primitives.StringValues>? _unknown;
-        private global::Microsoft.Extensions.Primitives.StringValues _accept;
-        private global::Microsoft.Extensions.Primitives.StringValues _host;
-        private global::Microsoft.Extensions.Primitives.StringValues _userAgent;
-        private global::Microsoft.Extensions.Primitives.StringValues _connection;
-        private global::Microsoft.Extensions.Primitives.StringValues _acceptEncoding;
-        private global::Microsoft.Extensions.Primitives.StringValues _acceptLanguage;
-        private global::Microsoft.Extensions.Primitives.StringValues _contentType;
-        private global::Microsoft.Extensions.Primitives.StringValues _cookie;
-        private global::Microsoft.Extensions.Primitives.StringValues _authorization;
-        private global::Microsoft.Extensions.Primitives.StringValues _cacheControl;
-        private global::Microsoft.Extensions.Primitives.StringValues _pragma;
-        private global::Microsoft.Extensions.Primitives.StringValues _referer;
-        private global::Microsoft.Extensions.Primitives.StringValues _origin;
-        private global::Microsoft.Extensions.Primitives.StringValues _upgradeInsecureRequests;
-        private global::Microsoft.Extensions.Primitives.StringValues _transferEncoding;
-        private global::Microsoft.Extensions.Primitives.StringValues _expect;
-        private global::Microsoft.Extensions.Primitives.StringValues _ifModifiedSince;
-        private global::Microsoft.Extensions.Primitives.StringValues _ifNoneMatch;
-        private global::Microsoft.Extensions.Primitives.StringValues _ifMatch;
-        private global::Microsoft.Extensions.Primitives.StringValues _ifRange;
-        private global::Microsoft.Extensions.Primitives.StringValues _ifUnmodifiedSince;
-        private global::Microsoft.Extensions.Primitives.StringValues _range;
-        private global::Microsoft.Extensions.Primitives.StringValues _te;
-        private global::Microsoft.Extensions.Primitives.StringValues _trailer;
-        private global::Microsoft.Extensions.Primitives.StringValues _upgrade;
-        private global::Microsoft.Extensions.Primitives.StringValues _via;
-        private global::Microsoft.Extensions.Primitives.StringValues _maxForwards;
-        private global::Microsoft.Extensions.Primitives.StringValues _proxyAuthorization;
-        private global::Microsoft.Extensions.Primitives.StringValues _dnt;
-        private global::Microsoft.Extensions.Primitives.StringValues _forwarded;
-        private global::Microsoft.Extensions.Primitives.StringValues _xForwardedFor;
-        private global::Microsoft.Extensions.Primitives.StringValues _xForwardedProto;
-        private global::Microsoft.Extensions.Primitives.StringValues _xForwardedHost;
-        private global::Microsoft.Extensions.Primitives.StringValues _xRequestedWith;
-        private global::Microsoft.Extensions.Primitives.StringValues _xRealIp;
-        private global::Microsoft.Extensions.Primitives.StringValues _accessControlRequestMethod;
-        private global::Microsoft.Extensions.Primitives.StringValues _accessControlRequestHeaders;
-        private global::Microsoft.Extensions.Primitives.StringValues _secFetchSite;
-        private global::Microsoft.Extensions.Primitives.StringValues _secFetchMode;
-        private global::Microsoft.Extensions.Primitives.StringValues _secFetchDest;
-        private global::Microsoft.Extensions.Primitives.StringValues _secFetchUser;
-        private global::Microsoft.Extensions.Primitives.StringValues _secChUa;
-        private global::Microsoft.Extensions.Primitives.StringValues _secChUaMobile;
-        private global::Microsoft.Extensions.Primitives.StringValues _secChUaPlatform;
-        private global::Microsoft.Extensions.Primitives.StringValues _secWebSocketKey;
-        private global::Microsoft.Extensions.Primitives.StringValues _secWebSocketVersion;
-        private global::Microsoft.Extensions.Primitives.StringValues _secWebSocketExtensions;
-        private global::Microsoft.Extensions.Primitives.StringValues _secWebSocketProtocol;
-        private global::Microsoft.Extensions.Primitives.StringValues _traceparent;
-        private global::Microsoft.Extensions.Primitives.StringValues _tracestate;
-        private global::Microsoft.Extensions.Primitives.StringValues _baggage;
-        private global::Microsoft.Extensions.Primitives.StringValues _priority;
-        private global::Microsoft.Extensions.Primitives.StringValues _keepAlive;
+        private global::Microsoft.Extensions.Primitives.StringValues _Accept;
+        private global::Microsoft.Extensions.Primitives.StringValues _Host;
+        private global::Microsoft.Extensions.Primitives.StringValues _UserAgent;
+        private global::Microsoft.Extensions.Primitives.StringValues _Connection;
+        private global::Microsoft.Extensions.Primitives.StringValues _AcceptEncoding;
+        private global::Microsoft.Extensions.Primitives.StringValues _AcceptLanguage;
+        private global::Microsoft.Extensions.Primitives.StringValues _ContentType;
+        private global::Microsoft.Extensions.Primitives.StringValues _Cookie;
+        private global::Microsoft.Extensions.Primitives.StringValues _Authorization;
+        private global::Microsoft.Extensions.Primitives.StringValues _CacheControl;
+        private global::Microsoft.Extensions.Primitives.StringValues _Pragma;
+        private global::Microsoft.Extensions.Primitives.StringValues _Referer;
+        private global::Microsoft.Extensions.Primitives.StringValues _Origin;
+        private global::Microsoft.Extensions.Primitives.StringValues _UpgradeInsecureRequests;
+        private global::Microsoft.Extensions.Primitives.StringValues _TransferEncoding;
+        private global::Microsoft.Extensions.Primitives.StringValues _Expect;
+        private global::Microsoft.Extensions.Primitives.StringValues _IfModifiedSince;
+        private global::Microsoft.Extensions.Primitives.StringValues _IfNoneMatch;
+        private global::Microsoft.Extensions.Primitives.StringValues _IfMatch;
+        private global::Microsoft.Extensions.Primitives.StringValues _IfRange;
+        private global::Microsoft.Extensions.Primitives.StringValues _IfUnmodifiedSince;
+        private global::Microsoft.Extensions.Primitives.StringValues _Range;
+        private global::Microsoft.Extensions.Primitives.StringValues _Te;
+        private global::Microsoft.Extensions.Primitives.StringValues _Trailer;
+        private global::Microsoft.Extensions.Primitives.StringValues _Upgrade;
+        private global::Microsoft.Extensions.Primitives.StringValues _Via;
+        private global::Microsoft.Extensions.Primitives.StringValues _MaxForwards;
+        private global::Microsoft.Extensions.Primitives.StringValues _ProxyAuthorization;
+        private global::Microsoft.Extensions.Primitives.StringValues _Dnt;
+        private global::Microsoft.Extensions.Primitives.StringValues _Forwarded;
+        private global::Microsoft.Extensions.Primitives.StringValues _XForwardedFor;
+        private global::Microsoft.Extensions.Primitives.StringValues _XForwardedProto;
+        private global::Microsoft.Extensions.Primitives.StringValues _XForwardedHost;
+        private global::Microsoft.Extensions.Primitives.StringValues _XRequestedWith;
+        private global::Microsoft.Extensions.Primitives.StringValues _XRealIp;
+        private global::Microsoft.Extensions.Primitives.StringValues _AccessControlRequestMethod;
+        private global::Microsoft.Extensions.Primitives.StringValues _AccessControlRequestHeaders;
+        private global::Microsoft.Extensions.Primitives.StringValues _SecFetchSite;
+        private global::Microsoft.Extensions.Primitives.StringValues _SecFetchMode;
+        private global::Microsoft.Extensions.Primitives.StringValues _SecFetchDest;
+        private global::Microsoft.Extensions.Primitives.StringValues _SecFetchUser;
+        private global::Microsoft.Extensions.Primitives.StringValues _SecChUa;
+        private global::Microsoft.Extensions.Primitives.StringValues _SecChUaMobile;
+        private global::Microsoft.Extensions.Primitives.StringValues _SecChUaPlatform;
+        private global::Microsoft.Extensions.Primitives.StringValues _SecWebSocketKey;
+        private global::Microsoft.Extensions.Primitives.StringValues _SecWebSocketVersion;
+        private global::Microsoft.Extensions.Primitives.StringValues _SecWebSocketExtensions;
+        private global::Microsoft.Extensions.Primitives.StringValues _SecWebSocketProtocol;
+        private global::Microsoft.Extensions.Primitives.StringValues _Traceparent;
+        private global::Microsoft.Extensions.Primitives.StringValues _Tracestate;
+        private global::Microsoft.Extensions.Primitives.StringValues _Baggage;
+        private global::Microsoft.Extensions.Primitives.StringValues _Priority;
+        private global::Microsoft.Extensions.Primitives.StringValues _KeepAlive;
 
         /// <summary>The "Accept" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Accept
         {
-            get => (_bits & (1UL << 0)) != 0 ? _accept : default;
+            get => (_bits & (1UL << 0)) != 0 ? _Accept : default;
             set
             {
                 if (value.Count == 0)
@@ -195,8 +202,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _accept = value;
+                    _Accept = value;
                     _bits |= (1UL << 0);
+                    _reusable &= ~(1UL << 0);
                 }
             }
         }
@@ -204,7 +212,7 @@ namespace Falconet.Http
         /// <summary>The "Host" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Host
         {
-            get => (_bits & (1UL << 1)) != 0 ? _host : default;
+            get => (_bits & (1UL << 1)) != 0 ? _Host : default;
             set
             {
                 if (value.Count == 0)
@@ -213,8 +221,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _host = value;
+                    _Host = value;
                     _bits |= (1UL << 1);
+                    _reusable &= ~(1UL << 1);
                 }
             }
         }
@@ -222,7 +231,7 @@ namespace Falconet.Http
         /// <summary>The "User-Agent" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues UserAgent
         {
-            get => (_bits & (1UL << 2)) != 0 ? _userAgent : default;
+            get => (_bits & (1UL << 2)) != 0 ? _UserAgent : default;
             set
             {
                 if (value.Count == 0)
@@ -231,8 +240,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _userAgent = value;
+                    _UserAgent = value;
                     _bits |= (1UL << 2);
+                    _reusable &= ~(1UL << 2);
                 }
             }
         }
@@ -240,7 +250,7 @@ namespace Falconet.Http
         /// <summary>The "Connection" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Connection
         {
-            get => (_bits & (1UL << 3)) != 0 ? _connection : default;
+            get => (_bits & (1UL << 3)) != 0 ? _Connection : default;
             set
             {
                 if (value.Count == 0)
@@ -249,8 +259,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _connection = value;
+                    _Connection = value;
                     _bits |= (1UL << 3);
+                    _reusable &= ~(1UL << 3);
                 }
             }
         }
@@ -258,7 +269,7 @@ namespace Falconet.Http
         /// <summary>The "Accept-Encoding" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AcceptEncoding
         {
-            get => (_bits & (1UL << 4)) != 0 ? _acceptEncoding : default;
+            get => (_bits & (1UL << 4)) != 0 ? _AcceptEncoding : default;
             set
             {
                 if (value.Count == 0)
@@ -267,8 +278,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _acceptEncoding = value;
+                    _AcceptEncoding = value;
                     _bits |= (1UL << 4);
+                    _reusable &= ~(1UL << 4);
                 }
             }
         }
@@ -276,7 +288,7 @@ namespace Falconet.Http
         /// <summary>The "Accept-Language" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AcceptLanguage
         {
-            get => (_bits & (1UL << 5)) != 0 ? _acceptLanguage : default;
+            get => (_bits & (1UL << 5)) != 0 ? _AcceptLanguage : default;
             set
             {
                 if (value.Count == 0)
@@ -285,8 +297,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _acceptLanguage = value;
+                    _AcceptLanguage = value;
                     _bits |= (1UL << 5);
+                    _reusable &= ~(1UL << 5);
                 }
             }
         }
@@ -294,7 +307,7 @@ namespace Falconet.Http
         /// <summary>The "Content-Type" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ContentType
         {
-            get => (_bits & (1UL << 6)) != 0 ? _contentType : default;
+            get => (_bits & (1UL << 6)) != 0 ? _ContentType : default;
             set
             {
                 if (value.Count == 0)
@@ -303,8 +316,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _contentType = value;
+                    _ContentType = value;
                     _bits |= (1UL << 6);
+                    _reusable &= ~(1UL << 6);
                 }
             }
         }
@@ -312,7 +326,7 @@ namespace Falconet.Http
         /// <summary>The "Cookie" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Cookie
         {
-            get => (_bits & (1UL << 7)) != 0 ? _cookie : default;
+            get => (_bits & (1UL << 7)) != 0 ? _Cookie : default;
             set
             {
                 if (value.Count == 0)
@@ -321,8 +335,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _cookie = value;
+                    _Cookie = value;
                     _bits |= (1UL << 7);
+                    _reusable &= ~(1UL << 7);
                 }
             }
         }
@@ -330,7 +345,7 @@ namespace Falconet.Http
         /// <summary>The "Authorization" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Authorization
         {
-            get => (_bits & (1UL << 8)) != 0 ? _authorization : default;
+            get => (_bits & (1UL << 8)) != 0 ? _Authorization : default;
             set
             {
                 if (value.Count == 0)
@@ -339,8 +354,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _authorization = value;
+                    _Authorization = value;
                     _bits |= (1UL << 8);
+                    _reusable &= ~(1UL << 8);
                 }
             }
         }
@@ -348,7 +364,7 @@ namespace Falconet.Http
         /// <summary>The "Cache-Control" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues CacheControl
         {
-            get => (_bits & (1UL << 9)) != 0 ? _cacheControl : default;
+            get => (_bits & (1UL << 9)) != 0 ? _CacheControl : default;
             set
             {
                 if (value.Count == 0)
@@ -357,8 +373,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _cacheControl = value;
+                    _CacheControl = value;
                     _bits |= (1UL << 9);
+                    _reusable &= ~(1UL << 9);
                 }
             }
         }
@@ -366,7 +383,7 @@ namespace Falconet.Http
         /// <summary>The "Pragma" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Pragma
         {
-            get => (_bits & (1UL << 10)) != 0 ? _pragma : default;
+            get => (_bits & (1UL << 10)) != 0 ? _Pragma : default;
             set
             {
                 if (value.Count == 0)
@@ -375,8 +392,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _pragma = value;
+                    _Pragma = value;
                     _bits |= (1UL << 10);
+                    _reusable &= ~(1UL << 10);
                 }
             }
         }
@@ -384,7 +402,7 @@ namespace Falconet.Http
         /// <summary>The "Referer" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Referer
         {
-            get => (_bits & (1UL << 11)) != 0 ? _referer : default;
+            get => (_bits & (1UL << 11)) != 0 ? _Referer : default;
             set
             {
                 if (value.Count == 0)
@@ -393,8 +411,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _referer = value;
+                    _Referer = value;
                     _bits |= (1UL << 11);
+                    _reusable &= ~(1UL << 11);
                 }
             }
         }
@@ -402,7 +421,7 @@ namespace Falconet.Http
         /// <summary>The "Origin" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Origin
         {
-            get => (_bits & (1UL << 12)) != 0 ? _origin : default;
+            get => (_bits & (1UL << 12)) != 0 ? _Origin : default;
             set
             {
                 if (value.Count == 0)
@@ -411,8 +430,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _origin = value;
+                    _Origin = value;
                     _bits |= (1UL << 12);
+                    _reusable &= ~(1UL << 12);
                 }
             }
         }
@@ -420,7 +440,7 @@ namespace Falconet.Http
         /// <summary>The "Upgrade-Insecure-Requests" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues UpgradeInsecureRequests
         {
-            get => (_bits & (1UL << 13)) != 0 ? _upgradeInsecureRequests : default;
+            get => (_bits & (1UL << 13)) != 0 ? _UpgradeInsecureRequests : default;
             set
             {
                 if (value.Count == 0)
@@ -429,8 +449,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _upgradeInsecureRequests = value;
+                    _UpgradeInsecureRequests = value;
                     _bits |= (1UL << 13);
+                    _reusable &= ~(1UL << 13);
                 }
             }
         }
@@ -438,7 +459,7 @@ namespace Falconet.Http
         /// <summary>The "Transfer-Encoding" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues TransferEncoding
         {
-            get => (_bits & (1UL << 14)) != 0 ? _transferEncoding : default;
+            get => (_bits & (1UL << 14)) != 0 ? _TransferEncoding : default;
             set
             {
                 if (value.Count == 0)
@@ -447,8 +468,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _transferEncoding = value;
+                    _TransferEncoding = value;
                     _bits |= (1UL << 14);
+                    _reusable &= ~(1UL << 14);
                 }
             }
         }
@@ -456,7 +478,7 @@ namespace Falconet.Http
         /// <summary>The "Expect" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Expect
         {
-            get => (_bits & (1UL << 15)) != 0 ? _expect : default;
+            get => (_bits & (1UL << 15)) != 0 ? _Expect : default;
             set
             {
                 if (value.Count == 0)
@@ -465,8 +487,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _expect = value;
+                    _Expect = value;
                     _bits |= (1UL << 15);
+                    _reusable &= ~(1UL << 15);
                 }
             }
         }
@@ -474,7 +497,7 @@ namespace Falconet.Http
         /// <summary>The "If-Modified-Since" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues IfModifiedSince
         {
-            get => (_bits & (1UL << 16)) != 0 ? _ifModifiedSince : default;
+            get => (_bits & (1UL << 16)) != 0 ? _IfModifiedSince : default;
             set
             {
                 if (value.Count == 0)
@@ -483,8 +506,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _ifModifiedSince = value;
+                    _IfModifiedSince = value;
                     _bits |= (1UL << 16);
+                    _reusable &= ~(1UL << 16);
                 }
             }
         }
@@ -492,7 +516,7 @@ namespace Falconet.Http
         /// <summary>The "If-None-Match" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues IfNoneMatch
         {
-            get => (_bits & (1UL << 17)) != 0 ? _ifNoneMatch : default;
+            get => (_bits & (1UL << 17)) != 0 ? _IfNoneMatch : default;
             set
             {
                 if (value.Count == 0)
@@ -501,8 +525,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _ifNoneMatch = value;
+                    _IfNoneMatch = value;
                     _bits |= (1UL << 17);
+                    _reusable &= ~(1UL << 17);
                 }
             }
         }
@@ -510,7 +535,7 @@ namespace Falconet.Http
         /// <summary>The "If-Match" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues IfMatch
         {
-            get => (_bits & (1UL << 18)) != 0 ? _ifMatch : default;
+            get => (_bits & (1UL << 18)) != 0 ? _IfMatch : default;
             set
             {
                 if (value.Count == 0)
@@ -519,8 +544,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _ifMatch = value;
+                    _IfMatch = value;
                     _bits |= (1UL << 18);
+                    _reusable &= ~(1UL << 18);
                 }
             }
         }
@@ -528,7 +554,7 @@ namespace Falconet.Http
         /// <summary>The "If-Range" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues IfRange
         {
-            get => (_bits & (1UL << 19)) != 0 ? _ifRange : default;
+            get => (_bits & (1UL << 19)) != 0 ? _IfRange : default;
             set
             {
                 if (value.Count == 0)
@@ -537,8 +563,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _ifRange = value;
+                    _IfRange = value;
                     _bits |= (1UL << 19);
+                    _reusable &= ~(1UL << 19);
                 }
             }
         }
@@ -546,7 +573,7 @@ namespace Falconet.Http
         /// <summary>The "If-Unmodified-Since" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues IfUnmodifiedSince
         {
-            get => (_bits & (1UL << 20)) != 0 ? _ifUnmodifiedSince : default;
+            get => (_bits & (1UL << 20)) != 0 ? _IfUnmodifiedSince : default;
             set
             {
                 if (value.Count == 0)
@@ -555,8 +582,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _ifUnmodifiedSince = value;
+                    _IfUnmodifiedSince = value;
                     _bits |= (1UL << 20);
+                    _reusable &= ~(1UL << 20);
                 }
             }
         }
@@ -564,7 +592,7 @@ namespace Falconet.Http
         /// <summary>The "Range" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Range
         {
-            get => (_bits & (1UL << 21)) != 0 ? _range : default;
+            get => (_bits & (1UL << 21)) != 0 ? _Range : default;
             set
             {
                 if (value.Count == 0)
@@ -573,8 +601,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _range = value;
+                    _Range = value;
                     _bits |= (1UL << 21);
+                    _reusable &= ~(1UL << 21);
                 }
             }
         }
@@ -582,7 +611,7 @@ namespace Falconet.Http
         /// <summary>The "TE" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Te
         {
-            get => (_bits & (1UL << 22)) != 0 ? _te : default;
+            get => (_bits & (1UL << 22)) != 0 ? _Te : default;
             set
             {
                 if (value.Count == 0)
@@ -591,8 +620,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _te = value;
+                    _Te = value;
                     _bits |= (1UL << 22);
+                    _reusable &= ~(1UL << 22);
                 }
             }
         }
@@ -600,7 +630,7 @@ namespace Falconet.Http
         /// <summary>The "Trailer" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Trailer
         {
-            get => (_bits & (1UL << 23)) != 0 ? _trailer : default;
+            get => (_bits & (1UL << 23)) != 0 ? _Trailer : default;
             set
             {
                 if (value.Count == 0)
@@ -609,8 +639,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _trailer = value;
+                    _Trailer = value;
                     _bits |= (1UL << 23);
+                    _reusable &= ~(1UL << 23);
                 }
             }
         }
@@ -618,7 +649,7 @@ namespace Falconet.Http
         /// <summary>The "Upgrade" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Upgrade
         {
-            get => (_bits & (1UL << 24)) != 0 ? _upgrade : default;
+            get => (_bits & (1UL << 24)) != 0 ? _Upgrade : default;
             set
             {
                 if (value.Count == 0)
@@ -627,8 +658,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _upgrade = value;
+                    _Upgrade = value;
                     _bits |= (1UL << 24);
+                    _reusable &= ~(1UL << 24);
                 }
             }
         }
@@ -636,7 +668,7 @@ namespace Falconet.Http
         /// <summary>The "Via" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Via
         {
-            get => (_bits & (1UL << 25)) != 0 ? _via : default;
+            get => (_bits & (1UL << 25)) != 0 ? _Via : default;
             set
             {
                 if (value.Count == 0)
@@ -645,8 +677,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _via = value;
+                    _Via = value;
                     _bits |= (1UL << 25);
+                    _reusable &= ~(1UL << 25);
                 }
             }
         }
@@ -654,7 +687,7 @@ namespace Falconet.Http
         /// <summary>The "Max-Forwards" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues MaxForwards
         {
-            get => (_bits & (1UL << 26)) != 0 ? _maxForwards : default;
+            get => (_bits & (1UL << 26)) != 0 ? _MaxForwards : default;
             set
             {
                 if (value.Count == 0)
@@ -663,8 +696,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _maxForwards = value;
+                    _MaxForwards = value;
                     _bits |= (1UL << 26);
+                    _reusable &= ~(1UL << 26);
                 }
             }
         }
@@ -672,7 +706,7 @@ namespace Falconet.Http
         /// <summary>The "Proxy-Authorization" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ProxyAuthorization
         {
-            get => (_bits & (1UL << 27)) != 0 ? _proxyAuthorization : default;
+            get => (_bits & (1UL << 27)) != 0 ? _ProxyAuthorization : default;
             set
             {
                 if (value.Count == 0)
@@ -681,8 +715,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _proxyAuthorization = value;
+                    _ProxyAuthorization = value;
                     _bits |= (1UL << 27);
+                    _reusable &= ~(1UL << 27);
                 }
             }
         }
@@ -690,7 +725,7 @@ namespace Falconet.Http
         /// <summary>The "DNT" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Dnt
         {
-            get => (_bits & (1UL << 28)) != 0 ? _dnt : default;
+            get => (_bits & (1UL << 28)) != 0 ? _Dnt : default;
             set
             {
                 if (value.Count == 0)
@@ -699,8 +734,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _dnt = value;
+                    _Dnt = value;
                     _bits |= (1UL << 28);
+                    _reusable &= ~(1UL << 28);
                 }
             }
         }
@@ -708,7 +744,7 @@ namespace Falconet.Http
         /// <summary>The "Forwarded" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Forwarded
         {
-            get => (_bits & (1UL << 29)) != 0 ? _forwarded : default;
+            get => (_bits & (1UL << 29)) != 0 ? _Forwarded : default;
             set
             {
                 if (value.Count == 0)
@@ -717,8 +753,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _forwarded = value;
+                    _Forwarded = value;
                     _bits |= (1UL << 29);
+                    _reusable &= ~(1UL << 29);
                 }
             }
         }
@@ -726,7 +763,7 @@ namespace Falconet.Http
         /// <summary>The "X-Forwarded-For" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues XForwardedFor
         {
-            get => (_bits & (1UL << 30)) != 0 ? _xForwardedFor : default;
+            get => (_bits & (1UL << 30)) != 0 ? _XForwardedFor : default;
             set
             {
                 if (value.Count == 0)
@@ -735,8 +772,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _xForwardedFor = value;
+                    _XForwardedFor = value;
                     _bits |= (1UL << 30);
+                    _reusable &= ~(1UL << 30);
                 }
             }
         }
@@ -744,7 +782,7 @@ namespace Falconet.Http
         /// <summary>The "X-Forwarded-Proto" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues XForwardedProto
         {
-            get => (_bits & (1UL << 31)) != 0 ? _xForwardedProto : default;
+            get => (_bits & (1UL << 31)) != 0 ? _XForwardedProto : default;
             set
             {
                 if (value.Count == 0)
@@ -753,8 +791,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _xForwardedProto = value;
+                    _XForwardedProto = value;
                     _bits |= (1UL << 31);
+                    _reusable &= ~(1UL << 31);
                 }
             }
         }
@@ -762,7 +801,7 @@ namespace Falconet.Http
         /// <summary>The "X-Forwarded-Host" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues XForwardedHost
         {
-            get => (_bits & (1UL << 32)) != 0 ? _xForwardedHost : default;
+            get => (_bits & (1UL << 32)) != 0 ? _XForwardedHost : default;
             set
             {
                 if (value.Count == 0)
@@ -771,8 +810,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _xForwardedHost = value;
+                    _XForwardedHost = value;
                     _bits |= (1UL << 32);
+                    _reusable &= ~(1UL << 32);
                 }
             }
         }
@@ -780,7 +820,7 @@ namespace Falconet.Http
         /// <summary>The "X-Requested-With" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues XRequestedWith
         {
-            get => (_bits & (1UL << 33)) != 0 ? _xRequestedWith : default;
+            get => (_bits & (1UL << 33)) != 0 ? _XRequestedWith : default;
             set
             {
                 if (value.Count == 0)
@@ -789,8 +829,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _xRequestedWith = value;
+                    _XRequestedWith = value;
                     _bits |= (1UL << 33);
+                    _reusable &= ~(1UL << 33);
                 }
             }
         }
@@ -798,7 +839,7 @@ namespace Falconet.Http
         /// <summary>The "X-Real-IP" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues XRealIp
         {
-            get => (_bits & (1UL << 34)) != 0 ? _xRealIp : default;
+            get => (_bits & (1UL << 34)) != 0 ? _XRealIp : default;
             set
             {
                 if (value.Count == 0)
@@ -807,8 +848,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _xRealIp = value;
+                    _XRealIp = value;
                     _bits |= (1UL << 34);
+                    _reusable &= ~(1UL << 34);
                 }
             }
         }
@@ -816,7 +858,7 @@ namespace Falconet.Http
         /// <summary>The "Access-Control-Request-Method" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AccessControlRequestMethod
         {
-            get => (_bits & (1UL << 35)) != 0 ? _accessControlRequestMethod : default;
+            get => (_bits & (1UL << 35)) != 0 ? _AccessControlRequestMethod : default;
             set
             {
                 if (value.Count == 0)
@@ -825,8 +867,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _accessControlRequestMethod = value;
+                    _AccessControlRequestMethod = value;
                     _bits |= (1UL << 35);
+                    _reusable &= ~(1UL << 35);
                 }
             }
         }
@@ -834,7 +877,7 @@ namespace Falconet.Http
         /// <summary>The "Access-Control-Request-Headers" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AccessControlRequestHeaders
         {
-            get => (_bits & (1UL << 36)) != 0 ? _accessControlRequestHeaders : default;
+            get => (_bits & (1UL << 36)) != 0 ? _AccessControlRequestHeaders : default;
             set
             {
                 if (value.Count == 0)
@@ -843,8 +886,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _accessControlRequestHeaders = value;
+                    _AccessControlRequestHeaders = value;
                     _bits |= (1UL << 36);
+                    _reusable &= ~(1UL << 36);
                 }
             }
         }
@@ -852,7 +896,7 @@ namespace Falconet.Http
         /// <summary>The "Sec-Fetch-Site" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecFetchSite
         {
-            get => (_bits & (1UL << 37)) != 0 ? _secFetchSite : default;
+            get => (_bits & (1UL << 37)) != 0 ? _SecFetchSite : default;
             set
             {
                 if (value.Count == 0)
@@ -861,8 +905,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _secFetchSite = value;
+                    _SecFetchSite = value;
                     _bits |= (1UL << 37);
+                    _reusable &= ~(1UL << 37);
                 }
             }
         }
@@ -870,7 +915,7 @@ namespace Falconet.Http
         /// <summary>The "Sec-Fetch-Mode" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecFetchMode
         {
-            get => (_bits & (1UL << 38)) != 0 ? _secFetchMode : default;
+            get => (_bits & (1UL << 38)) != 0 ? _SecFetchMode : default;
             set
             {
                 if (value.Count == 0)
@@ -879,8 +924,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _secFetchMode = value;
+                    _SecFetchMode = value;
                     _bits |= (1UL << 38);
+                    _reusable &= ~(1UL << 38);
                 }
             }
         }
@@ -888,7 +934,7 @@ namespace Falconet.Http
         /// <summary>The "Sec-Fetch-Dest" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecFetchDest
         {
-            get => (_bits & (1UL << 39)) != 0 ? _secFetchDest : default;
+            get => (_bits & (1UL << 39)) != 0 ? _SecFetchDest : default;
             set
             {
                 if (value.Count == 0)
@@ -897,8 +943,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _secFetchDest = value;
+                    _SecFetchDest = value;
                     _bits |= (1UL << 39);
+                    _reusable &= ~(1UL << 39);
                 }
             }
         }
@@ -906,7 +953,7 @@ namespace Falconet.Http
         /// <summary>The "Sec-Fetch-User" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecFetchUser
         {
-            get => (_bits & (1UL << 40)) != 0 ? _secFetchUser : default;
+            get => (_bits & (1UL << 40)) != 0 ? _SecFetchUser : default;
             set
             {
                 if (value.Count == 0)
@@ -915,8 +962,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _secFetchUser = value;
+                    _SecFetchUser = value;
                     _bits |= (1UL << 40);
+                    _reusable &= ~(1UL << 40);
                 }
             }
         }
@@ -924,7 +972,7 @@ namespace Falconet.Http
         /// <summary>The "Sec-CH-UA" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecChUa
         {
-            get => (_bits & (1UL << 41)) != 0 ? _secChUa : default;
+            get => (_bits & (1UL << 41)) != 0 ? _SecChUa : default;
             set
             {
                 if (value.Count == 0)
@@ -933,8 +981,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _secChUa = value;
+                    _SecChUa = value;
                     _bits |= (1UL << 41);
+                    _reusable &= ~(1UL << 41);
                 }
             }
         }
@@ -942,7 +991,7 @@ namespace Falconet.Http
         /// <summary>The "Sec-CH-UA-Mobile" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecChUaMobile
         {
-            get => (_bits & (1UL << 42)) != 0 ? _secChUaMobile : default;
+            get => (_bits & (1UL << 42)) != 0 ? _SecChUaMobile : default;
             set
             {
                 if (value.Count == 0)
@@ -951,8 +1000,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _secChUaMobile = value;
+                    _SecChUaMobile = value;
                     _bits |= (1UL << 42);
+                    _reusable &= ~(1UL << 42);
                 }
             }
         }
@@ -960,7 +1010,7 @@ namespace Falconet.Http
         /// <summary>The "Sec-CH-UA-Platform" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecChUaPlatform
         {
-            get => (_bits & (1UL << 43)) != 0 ? _secChUaPlatform : default;
+            get => (_bits & (1UL << 43)) != 0 ? _SecChUaPlatform : default;
             set
             {
                 if (value.Count == 0)
@@ -969,8 +1019,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _secChUaPlatform = value;
+                    _SecChUaPlatform = value;
                     _bits |= (1UL << 43);
+                    _reusable &= ~(1UL << 43);
                 }
             }
         }
@@ -978,7 +1029,7 @@ namespace Falconet.Http
         /// <summary>The "Sec-WebSocket-Key" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecWebSocketKey
         {
-            get => (_bits & (1UL << 44)) != 0 ? _secWebSocketKey : default;
+            get => (_bits & (1UL << 44)) != 0 ? _SecWebSocketKey : default;
             set
             {
                 if (value.Count == 0)
@@ -987,8 +1038,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _secWebSocketKey = value;
+                    _SecWebSocketKey = value;
                     _bits |= (1UL << 44);
+                    _reusable &= ~(1UL << 44);
                 }
             }
         }
@@ -996,7 +1048,7 @@ namespace Falconet.Http
         /// <summary>The "Sec-WebSocket-Version" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecWebSocketVersion
         {
-            get => (_bits & (1UL << 45)) != 0 ? _secWebSocketVersion : default;
+            get => (_bits & (1UL << 45)) != 0 ? _SecWebSocketVersion : default;
             set
             {
                 if (value.Count == 0)
@@ -1005,8 +1057,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _secWebSocketVersion = value;
+                    _SecWebSocketVersion = value;
                     _bits |= (1UL << 45);
+                    _reusable &= ~(1UL << 45);
                 }
             }
         }
@@ -1014,7 +1067,7 @@ namespace Falconet.Http
         /// <summary>The "Sec-WebSocket-Extensions" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecWebSocketExtensions
         {
-            get => (_bits & (1UL << 46)) != 0 ? _secWebSocketExtensions : default;
+            get => (_bits & (1UL << 46)) != 0 ? _SecWebSocketExtensions : default;
             set
             {
                 if (value.Count == 0)
@@ -1023,8 +1076,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _secWebSocketExtensions = value;
+                    _SecWebSocketExtensions = value;
                     _bits |= (1UL << 46);
+                    _reusable &= ~(1UL << 46);
                 }
             }
         }
@@ -1032,7 +1086,7 @@ namespace Falconet.Http
         /// <summary>The "Sec-WebSocket-Protocol" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecWebSocketProtocol
         {
-            get => (_bits & (1UL << 47)) != 0 ? _secWebSocketProtocol : default;
+            get => (_bits & (1UL << 47)) != 0 ? _SecWebSocketProtocol : default;
             set
             {
                 if (value.Count == 0)
@@ -1041,8 +1095,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _secWebSocketProtocol = value;
+                    _SecWebSocketProtocol = value;
                     _bits |= (1UL << 47);
+                    _reusable &= ~(1UL << 47);
                 }
             }
         }
@@ -1050,7 +1105,7 @@ namespace Falconet.Http
         /// <summary>The "traceparent" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Traceparent
         {
-            get => (_bits & (1UL << 48)) != 0 ? _traceparent : default;
+            get => (_bits & (1UL << 48)) != 0 ? _Traceparent : default;
             set
             {
                 if (value.Count == 0)
@@ -1059,8 +1114,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _traceparent = value;
+                    _Traceparent = value;
                     _bits |= (1UL << 48);
+                    _reusable &= ~(1UL << 48);
                 }
             }
         }
@@ -1068,7 +1124,7 @@ namespace Falconet.Http
         /// <summary>The "tracestate" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Tracestate
         {
-            get => (_bits & (1UL << 49)) != 0 ? _tracestate : default;
+            get => (_bits & (1UL << 49)) != 0 ? _Tracestate : default;
             set
             {
                 if (value.Count == 0)
@@ -1077,8 +1133,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _tracestate = value;
+                    _Tracestate = value;
                     _bits |= (1UL << 49);
+                    _reusable &= ~(1UL << 49);
                 }
             }
         }
@@ -1086,7 +1143,7 @@ namespace Falconet.Http
         /// <summary>The "baggage" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Baggage
         {
-            get => (_bits & (1UL << 50)) != 0 ? _baggage : default;
+            get => (_bits & (1UL << 50)) != 0 ? _Baggage : default;
             set
             {
                 if (value.Count == 0)
@@ -1095,8 +1152,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _baggage = value;
+                    _Baggage = value;
                     _bits |= (1UL << 50);
+                    _reusable &= ~(1UL << 50);
                 }
             }
         }
@@ -1104,7 +1162,7 @@ namespace Falconet.Http
         /// <summary>The "Priority" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Priority
         {
-            get => (_bits & (1UL << 51)) != 0 ? _priority : default;
+            get => (_bits & (1UL << 51)) != 0 ? _Priority : default;
             set
             {
                 if (value.Count == 0)
@@ -1113,8 +1171,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _priority = value;
+                    _Priority = value;
                     _bits |= (1UL << 51);
+                    _reusable &= ~(1UL << 51);
                 }
             }
         }
@@ -1122,7 +1181,7 @@ namespace Falconet.Http
         /// <summary>The "Keep-Alive" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues KeepAlive
         {
-            get => (_bits & (1UL << 52)) != 0 ? _keepAlive : default;
+            get => (_bits & (1UL << 52)) != 0 ? _KeepAlive : default;
             set
             {
                 if (value.Count == 0)
@@ -1131,8 +1190,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _keepAlive = value;
+                    _KeepAlive = value;
                     _bits |= (1UL << 52);
+                    _reusable &= ~(1UL << 52);
                 }
             }
         }
@@ -1207,18 +1267,19 @@ namespace Falconet.Http
             int index = IndexOf(name);
             if ((uint)index < ContentLengthIndex)
             {
-                ref global::Microsoft.Extensions.Primitives.StringValues slot = ref Slot(index);
+                // The hot path of a kept-alive connection: the same value as the previous request, still in its slot.
                 ulong bit = 1UL << index;
-                if ((_bits & bit) == 0)
+                if (((_bits | ~_reusable) & bit) == 0)
                 {
-                    slot = global::Falconet.Http.HeaderHelpers.GetValueString(value, s_knownValues[index], in slot);
-                    _bits |= bit;
-                }
-                else
-                {
-                    slot = global::Microsoft.Extensions.Primitives.StringValues.Concat(slot, global::Falconet.Http.HeaderHelpers.GetValueString(value, s_knownValues[index], default));
+                    string previous = _previous[index]!;
+                    if (previous.Length == value.Length && global::System.Text.Ascii.Equals(value, previous))
+                    {
+                        _bits |= bit;
+                        return true;
+                    }
                 }
 
+                AppendKnown(index, value);
                 return true;
             }
 
@@ -1271,7 +1332,7 @@ namespace Falconet.Http
             {
                 if (_contentLength is long length)
                 {
-                    value = global::Falconet.Http.HeaderHelpers.FormatContentLength(length);
+                    value = ContentLengthText(length);
                     return true;
                 }
             }
@@ -1364,6 +1425,7 @@ namespace Falconet.Http
                 {
                     Slot(index) = value;
                     _bits |= bit;
+                    _reusable &= ~bit;
                 }
             }
             else if (index == ContentLengthIndex)
@@ -1381,6 +1443,43 @@ namespace Falconet.Http
             }
         }
 
+        // Content-Length as text for the dictionary surface, formatted once per distinct value rather than on every read.
+        private string ContentLengthText(long length)
+        {
+            if (_contentLengthText is null || _contentLengthTextValue != length)
+            {
+                _contentLengthText = global::Falconet.Http.HeaderHelpers.FormatContentLength(length);
+                _contentLengthTextValue = length;
+            }
+
+            return _contentLengthText;
+        }
+
+        // A known header whose value is not the one still in its slot: reuse the previous or a known string when equal, else
+        // make one; a repeated header joins the values already present.
+        [global::System.Runtime.CompilerServices.MethodImpl(global::System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+        private void AppendKnown(int index, global::System.ReadOnlySpan<byte> value)
+        {
+            ulong bit = 1UL << index;
+            ref global::Microsoft.Extensions.Primitives.StringValues slot = ref Slot(index);
+            ref string? previous = ref _previous[index];
+            string text = previous is not null && previous.Length == value.Length && global::System.Text.Ascii.Equals(value, previous)
+                ? previous
+                : global::Falconet.Http.HeaderHelpers.GetValueString(value, s_knownValues[index]);
+            if ((_bits & bit) == 0)
+            {
+                slot = text;
+                previous = text;
+                _reusable |= bit;
+                _bits |= bit;
+            }
+            else
+            {
+                slot = global::Microsoft.Extensions.Primitives.StringValues.Concat(slot, text);
+                _reusable &= ~bit;
+            }
+        }
+
         private void AppendUnknown(global::System.ReadOnlySpan<byte> name, global::System.ReadOnlySpan<byte> value)
         {
             _unknown ??= new global::System.Collections.Generic.Dictionary<string, global::Microsoft.Extensions.Primitives.StringValues>(global::System.StringComparer.OrdinalIgnoreCase);
@@ -1395,111 +1494,111 @@ namespace Falconet.Http
             switch (index)
             {
                 case 0:
-                    return ref _accept;
+                    return ref _Accept;
                 case 1:
-                    return ref _host;
+                    return ref _Host;
                 case 2:
-                    return ref _userAgent;
+                    return ref _UserAgent;
                 case 3:
-                    return ref _connection;
+                    return ref _Connection;
                 case 4:
-                    return ref _acceptEncoding;
+                    return ref _AcceptEncoding;
                 case 5:
-                    return ref _acceptLanguage;
+                    return ref _AcceptLanguage;
                 case 6:
-                    return ref _contentType;
+                    return ref _ContentType;
                 case 7:
-                    return ref _cookie;
+                    return ref _Cookie;
                 case 8:
-                    return ref _authorization;
+                    return ref _Authorization;
                 case 9:
-                    return ref _cacheControl;
+                    return ref _CacheControl;
                 case 10:
-                    return ref _pragma;
+                    return ref _Pragma;
                 case 11:
-                    return ref _referer;
+                    return ref _Referer;
                 case 12:
-                    return ref _origin;
+                    return ref _Origin;
                 case 13:
-                    return ref _upgradeInsecureRequests;
+                    return ref _UpgradeInsecureRequests;
                 case 14:
-                    return ref _transferEncoding;
+                    return ref _TransferEncoding;
                 case 15:
-                    return ref _expect;
+                    return ref _Expect;
                 case 16:
-                    return ref _ifModifiedSince;
+                    return ref _IfModifiedSince;
                 case 17:
-                    return ref _ifNoneMatch;
+                    return ref _IfNoneMatch;
                 case 18:
-                    return ref _ifMatch;
+                    return ref _IfMatch;
                 case 19:
-                    return ref _ifRange;
+                    return ref _IfRange;
                 case 20:
-                    return ref _ifUnmodifiedSince;
+                    return ref _IfUnmodifiedSince;
                 case 21:
-                    return ref _range;
+                    return ref _Range;
                 case 22:
-                    return ref _te;
+                    return ref _Te;
                 case 23:
-                    return ref _trailer;
+                    return ref _Trailer;
                 case 24:
-                    return ref _upgrade;
+                    return ref _Upgrade;
                 case 25:
-                    return ref _via;
+                    return ref _Via;
                 case 26:
-                    return ref _maxForwards;
+                    return ref _MaxForwards;
                 case 27:
-                    return ref _proxyAuthorization;
+                    return ref _ProxyAuthorization;
                 case 28:
-                    return ref _dnt;
+                    return ref _Dnt;
                 case 29:
-                    return ref _forwarded;
+                    return ref _Forwarded;
                 case 30:
-                    return ref _xForwardedFor;
+                    return ref _XForwardedFor;
                 case 31:
-                    return ref _xForwardedProto;
+                    return ref _XForwardedProto;
                 case 32:
-                    return ref _xForwardedHost;
+                    return ref _XForwardedHost;
                 case 33:
-                    return ref _xRequestedWith;
+                    return ref _XRequestedWith;
                 case 34:
-                    return ref _xRealIp;
+                    return ref _XRealIp;
                 case 35:
-                    return ref _accessControlRequestMethod;
+                    return ref _AccessControlRequestMethod;
                 case 36:
-                    return ref _accessControlRequestHeaders;
+                    return ref _AccessControlRequestHeaders;
                 case 37:
-                    return ref _secFetchSite;
+                    return ref _SecFetchSite;
                 case 38:
-                    return ref _secFetchMode;
+                    return ref _SecFetchMode;
                 case 39:
-                    return ref _secFetchDest;
+                    return ref _SecFetchDest;
                 case 40:
-                    return ref _secFetchUser;
+                    return ref _SecFetchUser;
                 case 41:
-                    return ref _secChUa;
+                    return ref _SecChUa;
                 case 42:
-                    return ref _secChUaMobile;
+                    return ref _SecChUaMobile;
                 case 43:
-                    return ref _secChUaPlatform;
+                    return ref _SecChUaPlatform;
                 case 44:
-                    return ref _secWebSocketKey;
+                    return ref _SecWebSocketKey;
                 case 45:
-                    return ref _secWebSocketVersion;
+                    return ref _SecWebSocketVersion;
                 case 46:
-                    return ref _secWebSocketExtensions;
+                    return ref _SecWebSocketExtensions;
                 case 47:
-                    return ref _secWebSocketProtocol;
+                    return ref _SecWebSocketProtocol;
                 case 48:
-                    return ref _traceparent;
+                    return ref _Traceparent;
                 case 49:
-                    return ref _tracestate;
+                    return ref _Tracestate;
                 case 50:
-                    return ref _baggage;
+                    return ref _Baggage;
                 case 51:
-                    return ref _priority;
+                    return ref _Priority;
                 case 52:
-                    return ref _keepAlive;
+                    return ref _KeepAlive;
                 default:
                     return ref global::System.Runtime.CompilerServices.Unsafe.NullRef<global::Microsoft.Extensions.Primitives.StringValues>();
             }
@@ -2067,6 +2166,7 @@ namespace Falconet.Http
 
         private static int IndexOf(string key)
         {
+            global::System.ArgumentNullException.ThrowIfNull(key);
             switch (key.Length)
             {
                 case 2:
@@ -2392,6 +2492,14 @@ namespace Falconet.Http
             }
         }
 
+        // One string per bit of the bit set, inline in this object: the last value parsed for that header on this connection.
+        // Sized to the bit set rather than the header count, so a header added to the schema does not touch this line.
+        [global::System.Runtime.CompilerServices.InlineArray(64)]
+        private struct PreviousValues
+        {
+            private string? _element;
+        }
+
         /// <summary>Enumerates the headers of the collection: known headers by bit, then Content-Length, then unknown headers.</summary>
         public struct Enumerator : global::System.Collections.Generic.IEnumerator<global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>>
         {
@@ -2431,7 +2539,7 @@ namespace Falconet.Http
                     _state = 1;
                     if (_headers._contentLength is long length)
                     {
-                        _current = new global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>(ContentLengthName, global::Falconet.Http.HeaderHelpers.FormatContentLength(length));
+                        _current = new global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>(ContentLengthName, _headers.ContentLengthText(length));
                         return true;
                     }
                 }

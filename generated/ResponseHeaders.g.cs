@@ -113,59 +113,66 @@ namespace Falconet.Http
         };
 
         private ulong _bits;
+
+        // Bit i set: the slot of header i holds exactly _previous[i], the last value string parsed for it on this
+        // connection, so an equal value of the next request only sets its bit: no string, no store.
+        private ulong _reusable;
         private long? _contentLength;
+        private string? _contentLengthText;
+        private long _contentLengthTextValue;
+        private PreviousValues _previous;
         private global::System.Collections.Generic.Dictionary<string, global::Microsoft.Extensions.Primitives.StringValues>? _unknown;
-        private global::Microsoft.Extensions.Primitives.StringValues _server;
-        private global::Microsoft.Extensions.Primitives.StringValues _date;
-        private global::Microsoft.Extensions.Primitives.StringValues _contentType;
-        private global::Microsoft.Extensions.Primitives.StringValues _connection;
-        private global::Microsoft.Extensions.Primitives.StringValues _transferEncoding;
-        private global::Microsoft.Extensions.Primitives.StringValues _contentEncoding;
-        private global::Microsoft.Extensions.Primitives.StringValues _cacheControl;
-        private global::Microsoft.Extensions.Primitives.StringValues _expires;
-        private global::Microsoft.Extensions.Primitives.StringValues _lastModified;
-        private global::Microsoft.Extensions.Primitives.StringValues _eTag;
-        private global::Microsoft.Extensions.Primitives.StringValues _vary;
-        private global::Microsoft.Extensions.Primitives.StringValues _location;
-        private global::Microsoft.Extensions.Primitives.StringValues _setCookie;
-        private global::Microsoft.Extensions.Primitives.StringValues _accessControlAllowOrigin;
-        private global::Microsoft.Extensions.Primitives.StringValues _accessControlAllowCredentials;
-        private global::Microsoft.Extensions.Primitives.StringValues _accessControlAllowHeaders;
-        private global::Microsoft.Extensions.Primitives.StringValues _accessControlAllowMethods;
-        private global::Microsoft.Extensions.Primitives.StringValues _accessControlExposeHeaders;
-        private global::Microsoft.Extensions.Primitives.StringValues _accessControlMaxAge;
-        private global::Microsoft.Extensions.Primitives.StringValues _strictTransportSecurity;
-        private global::Microsoft.Extensions.Primitives.StringValues _contentSecurityPolicy;
-        private global::Microsoft.Extensions.Primitives.StringValues _xContentTypeOptions;
-        private global::Microsoft.Extensions.Primitives.StringValues _xFrameOptions;
-        private global::Microsoft.Extensions.Primitives.StringValues _referrerPolicy;
-        private global::Microsoft.Extensions.Primitives.StringValues _permissionsPolicy;
-        private global::Microsoft.Extensions.Primitives.StringValues _crossOriginOpenerPolicy;
-        private global::Microsoft.Extensions.Primitives.StringValues _crossOriginEmbedderPolicy;
-        private global::Microsoft.Extensions.Primitives.StringValues _crossOriginResourcePolicy;
-        private global::Microsoft.Extensions.Primitives.StringValues _acceptRanges;
-        private global::Microsoft.Extensions.Primitives.StringValues _age;
-        private global::Microsoft.Extensions.Primitives.StringValues _allow;
-        private global::Microsoft.Extensions.Primitives.StringValues _contentDisposition;
-        private global::Microsoft.Extensions.Primitives.StringValues _contentLanguage;
-        private global::Microsoft.Extensions.Primitives.StringValues _contentRange;
-        private global::Microsoft.Extensions.Primitives.StringValues _keepAlive;
-        private global::Microsoft.Extensions.Primitives.StringValues _pragma;
-        private global::Microsoft.Extensions.Primitives.StringValues _retryAfter;
-        private global::Microsoft.Extensions.Primitives.StringValues _trailer;
-        private global::Microsoft.Extensions.Primitives.StringValues _upgrade;
-        private global::Microsoft.Extensions.Primitives.StringValues _via;
-        private global::Microsoft.Extensions.Primitives.StringValues _wwwAuthenticate;
-        private global::Microsoft.Extensions.Primitives.StringValues _proxyAuthenticate;
-        private global::Microsoft.Extensions.Primitives.StringValues _altSvc;
-        private global::Microsoft.Extensions.Primitives.StringValues _serverTiming;
-        private global::Microsoft.Extensions.Primitives.StringValues _timingAllowOrigin;
-        private global::Microsoft.Extensions.Primitives.StringValues _traceparent;
+        private global::Microsoft.Extensions.Primitives.StringValues _Server;
+        private global::Microsoft.Extensions.Primitives.StringValues _Date;
+        private global::Microsoft.Extensions.Primitives.StringValues _ContentType;
+        private global::Microsoft.Extensions.Primitives.StringValues _Connection;
+        private global::Microsoft.Extensions.Primitives.StringValues _TransferEncoding;
+        private global::Microsoft.Extensions.Primitives.StringValues _ContentEncoding;
+        private global::Microsoft.Extensions.Primitives.StringValues _CacheControl;
+        private global::Microsoft.Extensions.Primitives.StringValues _Expires;
+        private global::Microsoft.Extensions.Primitives.StringValues _LastModified;
+        private global::Microsoft.Extensions.Primitives.StringValues _ETag;
+        private global::Microsoft.Extensions.Primitives.StringValues _Vary;
+        private global::Microsoft.Extensions.Primitives.StringValues _Location;
+        private global::Microsoft.Extensions.Primitives.StringValues _SetCookie;
+        private global::Microsoft.Extensions.Primitives.StringValues _AccessControlAllowOrigin;
+        private global::Microsoft.Extensions.Primitives.StringValues _AccessControlAllowCredentials;
+        private global::Microsoft.Extensions.Primitives.StringValues _AccessControlAllowHeaders;
+        private global::Microsoft.Extensions.Primitives.StringValues _AccessControlAllowMethods;
+        private global::Microsoft.Extensions.Primitives.StringValues _AccessControlExposeHeaders;
+        private global::Microsoft.Extensions.Primitives.StringValues _AccessControlMaxAge;
+        private global::Microsoft.Extensions.Primitives.StringValues _StrictTransportSecurity;
+        private global::Microsoft.Extensions.Primitives.StringValues _ContentSecurityPolicy;
+        private global::Microsoft.Extensions.Primitives.StringValues _XContentTypeOptions;
+        private global::Microsoft.Extensions.Primitives.StringValues _XFrameOptions;
+        private global::Microsoft.Extensions.Primitives.StringValues _ReferrerPolicy;
+        private global::Microsoft.Extensions.Primitives.StringValues _PermissionsPolicy;
+        private global::Microsoft.Extensions.Primitives.StringValues _CrossOriginOpenerPolicy;
+        private global::Microsoft.Extensions.Primitives.StringValues _CrossOriginEmbedderPolicy;
+        private global::Microsoft.Extensions.Primitives.StringValues _CrossOriginResourcePolicy;
+        private global::Microsoft.Extensions.Primitives.StringValues _AcceptRanges;
+        private global::Microsoft.Extensions.Primitives.StringValues _Age;
+        private global::Microsoft.Extensions.Primitives.StringValues _Allow;
+        private global::Microsoft.Extensions.Primitives.StringValues _ContentDisposition;
+        private global::Microsoft.Extensions.Primitives.StringValues _ContentLanguage;
+        private global::Microsoft.Extensions.Primitives.StringValues _ContentRange;
+        private global::Microsoft.Extensions.Primitives.StringValues _KeepAlive;
+        private global::Microsoft.Extensions.Primitives.StringValues _Pragma;
+        private global::Microsoft.Extensions.Primitives.StringValues _RetryAfter;
+        private global::Microsoft.Extensions.Primitives.StringValues _Trailer;
+        private global::Microsoft.Extensions.Primitives.StringValues _Upgrade;
+        private global::Microsoft.Extensions.Primitives.StringValues _Via;
+        private global::Microsoft.Extensions.Primitives.StringValues _WwwAuthenticate;
+        private global::Microsoft.Extensions.Primitives.StringValues _ProxyAuthenticate;
+        private global::Microsoft.Extensions.Primitives.StringValues _AltSvc;
+        private global::Microsoft.Extensions.Primitives.StringValues _ServerTiming;
+        private global::Microsoft.Extensions.Primitives.StringValues _TimingAllowOrigin;
+        private global::Microsoft.Extensions.Primitives.StringValues _Traceparent;
 
         /// <summary>The "Server" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Server
         {
-            get => (_bits & (1UL << 0)) != 0 ? _server : default;
+            get => (_bits & (1UL << 0)) != 0 ? _Server : default;
             set
             {
                 if (value.Count == 0)
@@ -174,8 +181,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _server = value;
+                    _Server = value;
                     _bits |= (1UL << 0);
+                    _reusable &= ~(1UL << 0);
                 }
             }
         }
@@ -183,7 +191,7 @@ namespace Falconet.Http
         /// <summary>The "Date" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Date
         {
-            get => (_bits & (1UL << 1)) != 0 ? _date : default;
+            get => (_bits & (1UL << 1)) != 0 ? _Date : default;
             set
             {
                 if (value.Count == 0)
@@ -192,8 +200,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _date = value;
+                    _Date = value;
                     _bits |= (1UL << 1);
+                    _reusable &= ~(1UL << 1);
                 }
             }
         }
@@ -201,7 +210,7 @@ namespace Falconet.Http
         /// <summary>The "Content-Type" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ContentType
         {
-            get => (_bits & (1UL << 2)) != 0 ? _contentType : default;
+            get => (_bits & (1UL << 2)) != 0 ? _ContentType : default;
             set
             {
                 if (value.Count == 0)
@@ -210,8 +219,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _contentType = value;
+                    _ContentType = value;
                     _bits |= (1UL << 2);
+                    _reusable &= ~(1UL << 2);
                 }
             }
         }
@@ -219,7 +229,7 @@ namespace Falconet.Http
         /// <summary>The "Connection" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Connection
         {
-            get => (_bits & (1UL << 3)) != 0 ? _connection : default;
+            get => (_bits & (1UL << 3)) != 0 ? _Connection : default;
             set
             {
                 if (value.Count == 0)
@@ -228,8 +238,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _connection = value;
+                    _Connection = value;
                     _bits |= (1UL << 3);
+                    _reusable &= ~(1UL << 3);
                 }
             }
         }
@@ -237,7 +248,7 @@ namespace Falconet.Http
         /// <summary>The "Transfer-Encoding" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues TransferEncoding
         {
-            get => (_bits & (1UL << 4)) != 0 ? _transferEncoding : default;
+            get => (_bits & (1UL << 4)) != 0 ? _TransferEncoding : default;
             set
             {
                 if (value.Count == 0)
@@ -246,8 +257,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _transferEncoding = value;
+                    _TransferEncoding = value;
                     _bits |= (1UL << 4);
+                    _reusable &= ~(1UL << 4);
                 }
             }
         }
@@ -255,7 +267,7 @@ namespace Falconet.Http
         /// <summary>The "Content-Encoding" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ContentEncoding
         {
-            get => (_bits & (1UL << 5)) != 0 ? _contentEncoding : default;
+            get => (_bits & (1UL << 5)) != 0 ? _ContentEncoding : default;
             set
             {
                 if (value.Count == 0)
@@ -264,8 +276,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _contentEncoding = value;
+                    _ContentEncoding = value;
                     _bits |= (1UL << 5);
+                    _reusable &= ~(1UL << 5);
                 }
             }
         }
@@ -273,7 +286,7 @@ namespace Falconet.Http
         /// <summary>The "Cache-Control" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues CacheControl
         {
-            get => (_bits & (1UL << 6)) != 0 ? _cacheControl : default;
+            get => (_bits & (1UL << 6)) != 0 ? _CacheControl : default;
             set
             {
                 if (value.Count == 0)
@@ -282,8 +295,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _cacheControl = value;
+                    _CacheControl = value;
                     _bits |= (1UL << 6);
+                    _reusable &= ~(1UL << 6);
                 }
             }
         }
@@ -291,7 +305,7 @@ namespace Falconet.Http
         /// <summary>The "Expires" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Expires
         {
-            get => (_bits & (1UL << 7)) != 0 ? _expires : default;
+            get => (_bits & (1UL << 7)) != 0 ? _Expires : default;
             set
             {
                 if (value.Count == 0)
@@ -300,8 +314,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _expires = value;
+                    _Expires = value;
                     _bits |= (1UL << 7);
+                    _reusable &= ~(1UL << 7);
                 }
             }
         }
@@ -309,7 +324,7 @@ namespace Falconet.Http
         /// <summary>The "Last-Modified" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues LastModified
         {
-            get => (_bits & (1UL << 8)) != 0 ? _lastModified : default;
+            get => (_bits & (1UL << 8)) != 0 ? _LastModified : default;
             set
             {
                 if (value.Count == 0)
@@ -318,8 +333,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _lastModified = value;
+                    _LastModified = value;
                     _bits |= (1UL << 8);
+                    _reusable &= ~(1UL << 8);
                 }
             }
         }
@@ -327,7 +343,7 @@ namespace Falconet.Http
         /// <summary>The "ETag" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ETag
         {
-            get => (_bits & (1UL << 9)) != 0 ? _eTag : default;
+            get => (_bits & (1UL << 9)) != 0 ? _ETag : default;
             set
             {
                 if (value.Count == 0)
@@ -336,8 +352,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _eTag = value;
+                    _ETag = value;
                     _bits |= (1UL << 9);
+                    _reusable &= ~(1UL << 9);
                 }
             }
         }
@@ -345,7 +362,7 @@ namespace Falconet.Http
         /// <summary>The "Vary" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Vary
         {
-            get => (_bits & (1UL << 10)) != 0 ? _vary : default;
+            get => (_bits & (1UL << 10)) != 0 ? _Vary : default;
             set
             {
                 if (value.Count == 0)
@@ -354,8 +371,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _vary = value;
+                    _Vary = value;
                     _bits |= (1UL << 10);
+                    _reusable &= ~(1UL << 10);
                 }
             }
         }
@@ -363,7 +381,7 @@ namespace Falconet.Http
         /// <summary>The "Location" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Location
         {
-            get => (_bits & (1UL << 11)) != 0 ? _location : default;
+            get => (_bits & (1UL << 11)) != 0 ? _Location : default;
             set
             {
                 if (value.Count == 0)
@@ -372,8 +390,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _location = value;
+                    _Location = value;
                     _bits |= (1UL << 11);
+                    _reusable &= ~(1UL << 11);
                 }
             }
         }
@@ -381,7 +400,7 @@ namespace Falconet.Http
         /// <summary>The "Set-Cookie" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SetCookie
         {
-            get => (_bits & (1UL << 12)) != 0 ? _setCookie : default;
+            get => (_bits & (1UL << 12)) != 0 ? _SetCookie : default;
             set
             {
                 if (value.Count == 0)
@@ -390,8 +409,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _setCookie = value;
+                    _SetCookie = value;
                     _bits |= (1UL << 12);
+                    _reusable &= ~(1UL << 12);
                 }
             }
         }
@@ -399,7 +419,7 @@ namespace Falconet.Http
         /// <summary>The "Access-Control-Allow-Origin" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AccessControlAllowOrigin
         {
-            get => (_bits & (1UL << 13)) != 0 ? _accessControlAllowOrigin : default;
+            get => (_bits & (1UL << 13)) != 0 ? _AccessControlAllowOrigin : default;
             set
             {
                 if (value.Count == 0)
@@ -408,8 +428,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _accessControlAllowOrigin = value;
+                    _AccessControlAllowOrigin = value;
                     _bits |= (1UL << 13);
+                    _reusable &= ~(1UL << 13);
                 }
             }
         }
@@ -417,7 +438,7 @@ namespace Falconet.Http
         /// <summary>The "Access-Control-Allow-Credentials" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AccessControlAllowCredentials
         {
-            get => (_bits & (1UL << 14)) != 0 ? _accessControlAllowCredentials : default;
+            get => (_bits & (1UL << 14)) != 0 ? _AccessControlAllowCredentials : default;
             set
             {
                 if (value.Count == 0)
@@ -426,8 +447,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _accessControlAllowCredentials = value;
+                    _AccessControlAllowCredentials = value;
                     _bits |= (1UL << 14);
+                    _reusable &= ~(1UL << 14);
                 }
             }
         }
@@ -435,7 +457,7 @@ namespace Falconet.Http
         /// <summary>The "Access-Control-Allow-Headers" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AccessControlAllowHeaders
         {
-            get => (_bits & (1UL << 15)) != 0 ? _accessControlAllowHeaders : default;
+            get => (_bits & (1UL << 15)) != 0 ? _AccessControlAllowHeaders : default;
             set
             {
                 if (value.Count == 0)
@@ -444,8 +466,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _accessControlAllowHeaders = value;
+                    _AccessControlAllowHeaders = value;
                     _bits |= (1UL << 15);
+                    _reusable &= ~(1UL << 15);
                 }
             }
         }
@@ -453,7 +476,7 @@ namespace Falconet.Http
         /// <summary>The "Access-Control-Allow-Methods" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AccessControlAllowMethods
         {
-            get => (_bits & (1UL << 16)) != 0 ? _accessControlAllowMethods : default;
+            get => (_bits & (1UL << 16)) != 0 ? _AccessControlAllowMethods : default;
             set
             {
                 if (value.Count == 0)
@@ -462,8 +485,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _accessControlAllowMethods = value;
+                    _AccessControlAllowMethods = value;
                     _bits |= (1UL << 16);
+                    _reusable &= ~(1UL << 16);
                 }
             }
         }
@@ -471,7 +495,7 @@ namespace Falconet.Http
         /// <summary>The "Access-Control-Expose-Headers" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AccessControlExposeHeaders
         {
-            get => (_bits & (1UL << 17)) != 0 ? _accessControlExposeHeaders : default;
+            get => (_bits & (1UL << 17)) != 0 ? _AccessControlExposeHeaders : default;
             set
             {
                 if (value.Count == 0)
@@ -480,8 +504,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _accessControlExposeHeaders = value;
+                    _AccessControlExposeHeaders = value;
                     _bits |= (1UL << 17);
+                    _reusable &= ~(1UL << 17);
                 }
             }
         }
@@ -489,7 +514,7 @@ namespace Falconet.Http
         /// <summary>The "Access-Control-Max-Age" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AccessControlMaxAge
         {
-            get => (_bits & (1UL << 18)) != 0 ? _accessControlMaxAge : default;
+            get => (_bits & (1UL << 18)) != 0 ? _AccessControlMaxAge : default;
             set
             {
                 if (value.Count == 0)
@@ -498,8 +523,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _accessControlMaxAge = value;
+                    _AccessControlMaxAge = value;
                     _bits |= (1UL << 18);
+                    _reusable &= ~(1UL << 18);
                 }
             }
         }
@@ -507,7 +533,7 @@ namespace Falconet.Http
         /// <summary>The "Strict-Transport-Security" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues StrictTransportSecurity
         {
-            get => (_bits & (1UL << 19)) != 0 ? _strictTransportSecurity : default;
+            get => (_bits & (1UL << 19)) != 0 ? _StrictTransportSecurity : default;
             set
             {
                 if (value.Count == 0)
@@ -516,8 +542,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _strictTransportSecurity = value;
+                    _StrictTransportSecurity = value;
                     _bits |= (1UL << 19);
+                    _reusable &= ~(1UL << 19);
                 }
             }
         }
@@ -525,7 +552,7 @@ namespace Falconet.Http
         /// <summary>The "Content-Security-Policy" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ContentSecurityPolicy
         {
-            get => (_bits & (1UL << 20)) != 0 ? _contentSecurityPolicy : default;
+            get => (_bits & (1UL << 20)) != 0 ? _ContentSecurityPolicy : default;
             set
             {
                 if (value.Count == 0)
@@ -534,8 +561,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _contentSecurityPolicy = value;
+                    _ContentSecurityPolicy = value;
                     _bits |= (1UL << 20);
+                    _reusable &= ~(1UL << 20);
                 }
             }
         }
@@ -543,7 +571,7 @@ namespace Falconet.Http
         /// <summary>The "X-Content-Type-Options" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues XContentTypeOptions
         {
-            get => (_bits & (1UL << 21)) != 0 ? _xContentTypeOptions : default;
+            get => (_bits & (1UL << 21)) != 0 ? _XContentTypeOptions : default;
             set
             {
                 if (value.Count == 0)
@@ -552,8 +580,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _xContentTypeOptions = value;
+                    _XContentTypeOptions = value;
                     _bits |= (1UL << 21);
+                    _reusable &= ~(1UL << 21);
                 }
             }
         }
@@ -561,7 +590,7 @@ namespace Falconet.Http
         /// <summary>The "X-Frame-Options" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues XFrameOptions
         {
-            get => (_bits & (1UL << 22)) != 0 ? _xFrameOptions : default;
+            get => (_bits & (1UL << 22)) != 0 ? _XFrameOptions : default;
             set
             {
                 if (value.Count == 0)
@@ -570,8 +599,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _xFrameOptions = value;
+                    _XFrameOptions = value;
                     _bits |= (1UL << 22);
+                    _reusable &= ~(1UL << 22);
                 }
             }
         }
@@ -579,7 +609,7 @@ namespace Falconet.Http
         /// <summary>The "Referrer-Policy" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ReferrerPolicy
         {
-            get => (_bits & (1UL << 23)) != 0 ? _referrerPolicy : default;
+            get => (_bits & (1UL << 23)) != 0 ? _ReferrerPolicy : default;
             set
             {
                 if (value.Count == 0)
@@ -588,8 +618,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _referrerPolicy = value;
+                    _ReferrerPolicy = value;
                     _bits |= (1UL << 23);
+                    _reusable &= ~(1UL << 23);
                 }
             }
         }
@@ -597,7 +628,7 @@ namespace Falconet.Http
         /// <summary>The "Permissions-Policy" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues PermissionsPolicy
         {
-            get => (_bits & (1UL << 24)) != 0 ? _permissionsPolicy : default;
+            get => (_bits & (1UL << 24)) != 0 ? _PermissionsPolicy : default;
             set
             {
                 if (value.Count == 0)
@@ -606,8 +637,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _permissionsPolicy = value;
+                    _PermissionsPolicy = value;
                     _bits |= (1UL << 24);
+                    _reusable &= ~(1UL << 24);
                 }
             }
         }
@@ -615,7 +647,7 @@ namespace Falconet.Http
         /// <summary>The "Cross-Origin-Opener-Policy" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues CrossOriginOpenerPolicy
         {
-            get => (_bits & (1UL << 25)) != 0 ? _crossOriginOpenerPolicy : default;
+            get => (_bits & (1UL << 25)) != 0 ? _CrossOriginOpenerPolicy : default;
             set
             {
                 if (value.Count == 0)
@@ -624,8 +656,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _crossOriginOpenerPolicy = value;
+                    _CrossOriginOpenerPolicy = value;
                     _bits |= (1UL << 25);
+                    _reusable &= ~(1UL << 25);
                 }
             }
         }
@@ -633,7 +666,7 @@ namespace Falconet.Http
         /// <summary>The "Cross-Origin-Embedder-Policy" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues CrossOriginEmbedderPolicy
         {
-            get => (_bits & (1UL << 26)) != 0 ? _crossOriginEmbedderPolicy : default;
+            get => (_bits & (1UL << 26)) != 0 ? _CrossOriginEmbedderPolicy : default;
             set
             {
                 if (value.Count == 0)
@@ -642,8 +675,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _crossOriginEmbedderPolicy = value;
+                    _CrossOriginEmbedderPolicy = value;
                     _bits |= (1UL << 26);
+                    _reusable &= ~(1UL << 26);
                 }
             }
         }
@@ -651,7 +685,7 @@ namespace Falconet.Http
         /// <summary>The "Cross-Origin-Resource-Policy" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues CrossOriginResourcePolicy
         {
-            get => (_bits & (1UL << 27)) != 0 ? _crossOriginResourcePolicy : default;
+            get => (_bits & (1UL << 27)) != 0 ? _CrossOriginResourcePolicy : default;
             set
             {
                 if (value.Count == 0)
@@ -660,8 +694,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _crossOriginResourcePolicy = value;
+                    _CrossOriginResourcePolicy = value;
                     _bits |= (1UL << 27);
+                    _reusable &= ~(1UL << 27);
                 }
             }
         }
@@ -669,7 +704,7 @@ namespace Falconet.Http
         /// <summary>The "Accept-Ranges" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AcceptRanges
         {
-            get => (_bits & (1UL << 28)) != 0 ? _acceptRanges : default;
+            get => (_bits & (1UL << 28)) != 0 ? _AcceptRanges : default;
             set
             {
                 if (value.Count == 0)
@@ -678,8 +713,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _acceptRanges = value;
+                    _AcceptRanges = value;
                     _bits |= (1UL << 28);
+                    _reusable &= ~(1UL << 28);
                 }
             }
         }
@@ -687,7 +723,7 @@ namespace Falconet.Http
         /// <summary>The "Age" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Age
         {
-            get => (_bits & (1UL << 29)) != 0 ? _age : default;
+            get => (_bits & (1UL << 29)) != 0 ? _Age : default;
             set
             {
                 if (value.Count == 0)
@@ -696,8 +732,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _age = value;
+                    _Age = value;
                     _bits |= (1UL << 29);
+                    _reusable &= ~(1UL << 29);
                 }
             }
         }
@@ -705,7 +742,7 @@ namespace Falconet.Http
         /// <summary>The "Allow" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Allow
         {
-            get => (_bits & (1UL << 30)) != 0 ? _allow : default;
+            get => (_bits & (1UL << 30)) != 0 ? _Allow : default;
             set
             {
                 if (value.Count == 0)
@@ -714,8 +751,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _allow = value;
+                    _Allow = value;
                     _bits |= (1UL << 30);
+                    _reusable &= ~(1UL << 30);
                 }
             }
         }
@@ -723,7 +761,7 @@ namespace Falconet.Http
         /// <summary>The "Content-Disposition" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ContentDisposition
         {
-            get => (_bits & (1UL << 31)) != 0 ? _contentDisposition : default;
+            get => (_bits & (1UL << 31)) != 0 ? _ContentDisposition : default;
             set
             {
                 if (value.Count == 0)
@@ -732,8 +770,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _contentDisposition = value;
+                    _ContentDisposition = value;
                     _bits |= (1UL << 31);
+                    _reusable &= ~(1UL << 31);
                 }
             }
         }
@@ -741,7 +780,7 @@ namespace Falconet.Http
         /// <summary>The "Content-Language" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ContentLanguage
         {
-            get => (_bits & (1UL << 32)) != 0 ? _contentLanguage : default;
+            get => (_bits & (1UL << 32)) != 0 ? _ContentLanguage : default;
             set
             {
                 if (value.Count == 0)
@@ -750,8 +789,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _contentLanguage = value;
+                    _ContentLanguage = value;
                     _bits |= (1UL << 32);
+                    _reusable &= ~(1UL << 32);
                 }
             }
         }
@@ -759,7 +799,7 @@ namespace Falconet.Http
         /// <summary>The "Content-Range" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ContentRange
         {
-            get => (_bits & (1UL << 33)) != 0 ? _contentRange : default;
+            get => (_bits & (1UL << 33)) != 0 ? _ContentRange : default;
             set
             {
                 if (value.Count == 0)
@@ -768,8 +808,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _contentRange = value;
+                    _ContentRange = value;
                     _bits |= (1UL << 33);
+                    _reusable &= ~(1UL << 33);
                 }
             }
         }
@@ -777,7 +818,7 @@ namespace Falconet.Http
         /// <summary>The "Keep-Alive" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues KeepAlive
         {
-            get => (_bits & (1UL << 34)) != 0 ? _keepAlive : default;
+            get => (_bits & (1UL << 34)) != 0 ? _KeepAlive : default;
             set
             {
                 if (value.Count == 0)
@@ -786,8 +827,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _keepAlive = value;
+                    _KeepAlive = value;
                     _bits |= (1UL << 34);
+                    _reusable &= ~(1UL << 34);
                 }
             }
         }
@@ -795,7 +837,7 @@ namespace Falconet.Http
         /// <summary>The "Pragma" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Pragma
         {
-            get => (_bits & (1UL << 35)) != 0 ? _pragma : default;
+            get => (_bits & (1UL << 35)) != 0 ? _Pragma : default;
             set
             {
                 if (value.Count == 0)
@@ -804,8 +846,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _pragma = value;
+                    _Pragma = value;
                     _bits |= (1UL << 35);
+                    _reusable &= ~(1UL << 35);
                 }
             }
         }
@@ -813,7 +856,7 @@ namespace Falconet.Http
         /// <summary>The "Retry-After" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues RetryAfter
         {
-            get => (_bits & (1UL << 36)) != 0 ? _retryAfter : default;
+            get => (_bits & (1UL << 36)) != 0 ? _RetryAfter : default;
             set
             {
                 if (value.Count == 0)
@@ -822,8 +865,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _retryAfter = value;
+                    _RetryAfter = value;
                     _bits |= (1UL << 36);
+                    _reusable &= ~(1UL << 36);
                 }
             }
         }
@@ -831,7 +875,7 @@ namespace Falconet.Http
         /// <summary>The "Trailer" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Trailer
         {
-            get => (_bits & (1UL << 37)) != 0 ? _trailer : default;
+            get => (_bits & (1UL << 37)) != 0 ? _Trailer : default;
             set
             {
                 if (value.Count == 0)
@@ -840,8 +884,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _trailer = value;
+                    _Trailer = value;
                     _bits |= (1UL << 37);
+                    _reusable &= ~(1UL << 37);
                 }
             }
         }
@@ -849,7 +894,7 @@ namespace Falconet.Http
         /// <summary>The "Upgrade" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Upgrade
         {
-            get => (_bits & (1UL << 38)) != 0 ? _upgrade : default;
+            get => (_bits & (1UL << 38)) != 0 ? _Upgrade : default;
             set
             {
                 if (value.Count == 0)
@@ -858,8 +903,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _upgrade = value;
+                    _Upgrade = value;
                     _bits |= (1UL << 38);
+                    _reusable &= ~(1UL << 38);
                 }
             }
         }
@@ -867,7 +913,7 @@ namespace Falconet.Http
         /// <summary>The "Via" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Via
         {
-            get => (_bits & (1UL << 39)) != 0 ? _via : default;
+            get => (_bits & (1UL << 39)) != 0 ? _Via : default;
             set
             {
                 if (value.Count == 0)
@@ -876,8 +922,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _via = value;
+                    _Via = value;
                     _bits |= (1UL << 39);
+                    _reusable &= ~(1UL << 39);
                 }
             }
         }
@@ -885,7 +932,7 @@ namespace Falconet.Http
         /// <summary>The "WWW-Authenticate" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues WwwAuthenticate
         {
-            get => (_bits & (1UL << 40)) != 0 ? _wwwAuthenticate : default;
+            get => (_bits & (1UL << 40)) != 0 ? _WwwAuthenticate : default;
             set
             {
                 if (value.Count == 0)
@@ -894,8 +941,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _wwwAuthenticate = value;
+                    _WwwAuthenticate = value;
                     _bits |= (1UL << 40);
+                    _reusable &= ~(1UL << 40);
                 }
             }
         }
@@ -903,7 +951,7 @@ namespace Falconet.Http
         /// <summary>The "Proxy-Authenticate" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ProxyAuthenticate
         {
-            get => (_bits & (1UL << 41)) != 0 ? _proxyAuthenticate : default;
+            get => (_bits & (1UL << 41)) != 0 ? _ProxyAuthenticate : default;
             set
             {
                 if (value.Count == 0)
@@ -912,8 +960,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _proxyAuthenticate = value;
+                    _ProxyAuthenticate = value;
                     _bits |= (1UL << 41);
+                    _reusable &= ~(1UL << 41);
                 }
             }
         }
@@ -921,7 +970,7 @@ namespace Falconet.Http
         /// <summary>The "Alt-Svc" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AltSvc
         {
-            get => (_bits & (1UL << 42)) != 0 ? _altSvc : default;
+            get => (_bits & (1UL << 42)) != 0 ? _AltSvc : default;
             set
             {
                 if (value.Count == 0)
@@ -930,8 +979,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _altSvc = value;
+                    _AltSvc = value;
                     _bits |= (1UL << 42);
+                    _reusable &= ~(1UL << 42);
                 }
             }
         }
@@ -939,7 +989,7 @@ namespace Falconet.Http
         /// <summary>The "Server-Timing" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ServerTiming
         {
-            get => (_bits & (1UL << 43)) != 0 ? _serverTiming : default;
+            get => (_bits & (1UL << 43)) != 0 ? _ServerTiming : default;
             set
             {
                 if (value.Count == 0)
@@ -948,8 +998,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _serverTiming = value;
+                    _ServerTiming = value;
                     _bits |= (1UL << 43);
+                    _reusable &= ~(1UL << 43);
                 }
             }
         }
@@ -957,7 +1008,7 @@ namespace Falconet.Http
         /// <summary>The "Timing-Allow-Origin" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues TimingAllowOrigin
         {
-            get => (_bits & (1UL << 44)) != 0 ? _timingAllowOrigin : default;
+            get => (_bits & (1UL << 44)) != 0 ? _TimingAllowOrigin : default;
             set
             {
                 if (value.Count == 0)
@@ -966,8 +1017,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _timingAllowOrigin = value;
+                    _TimingAllowOrigin = value;
                     _bits |= (1UL << 44);
+                    _reusable &= ~(1UL << 44);
                 }
             }
         }
@@ -975,7 +1027,7 @@ namespace Falconet.Http
         /// <summary>The "traceparent" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Traceparent
         {
-            get => (_bits & (1UL << 45)) != 0 ? _traceparent : default;
+            get => (_bits & (1UL << 45)) != 0 ? _Traceparent : default;
             set
             {
                 if (value.Count == 0)
@@ -984,8 +1036,9 @@ namespace Falconet.Http
                 }
                 else
                 {
-                    _traceparent = value;
+                    _Traceparent = value;
                     _bits |= (1UL << 45);
+                    _reusable &= ~(1UL << 45);
                 }
             }
         }
@@ -1060,18 +1113,19 @@ namespace Falconet.Http
             int index = IndexOf(name);
             if ((uint)index < ContentLengthIndex)
             {
-                ref global::Microsoft.Extensions.Primitives.StringValues slot = ref Slot(index);
+                // The hot path of a kept-alive connection: the same value as the previous request, still in its slot.
                 ulong bit = 1UL << index;
-                if ((_bits & bit) == 0)
+                if (((_bits | ~_reusable) & bit) == 0)
                 {
-                    slot = global::Falconet.Http.HeaderHelpers.GetValueString(value, s_knownValues[index], in slot);
-                    _bits |= bit;
-                }
-                else
-                {
-                    slot = global::Microsoft.Extensions.Primitives.StringValues.Concat(slot, global::Falconet.Http.HeaderHelpers.GetValueString(value, s_knownValues[index], default));
+                    string previous = _previous[index]!;
+                    if (previous.Length == value.Length && global::System.Text.Ascii.Equals(value, previous))
+                    {
+                        _bits |= bit;
+                        return true;
+                    }
                 }
 
+                AppendKnown(index, value);
                 return true;
             }
 
@@ -1124,7 +1178,7 @@ namespace Falconet.Http
             {
                 if (_contentLength is long length)
                 {
-                    value = global::Falconet.Http.HeaderHelpers.FormatContentLength(length);
+                    value = ContentLengthText(length);
                     return true;
                 }
             }
@@ -1217,6 +1271,7 @@ namespace Falconet.Http
                 {
                     Slot(index) = value;
                     _bits |= bit;
+                    _reusable &= ~bit;
                 }
             }
             else if (index == ContentLengthIndex)
@@ -1234,6 +1289,43 @@ namespace Falconet.Http
             }
         }
 
+        // Content-Length as text for the dictionary surface, formatted once per distinct value rather than on every read.
+        private string ContentLengthText(long length)
+        {
+            if (_contentLengthText is null || _contentLengthTextValue != length)
+            {
+                _contentLengthText = global::Falconet.Http.HeaderHelpers.FormatContentLength(length);
+                _contentLengthTextValue = length;
+            }
+
+            return _contentLengthText;
+        }
+
+        // A known header whose value is not the one still in its slot: reuse the previous or a known string when equal, else
+        // make one; a repeated header joins the values already present.
+        [global::System.Runtime.CompilerServices.MethodImpl(global::System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+        private void AppendKnown(int index, global::System.ReadOnlySpan<byte> value)
+        {
+            ulong bit = 1UL << index;
+            ref global::Microsoft.Extensions.Primitives.StringValues slot = ref Slot(index);
+            ref string? previous = ref _previous[index];
+            string text = previous is not null && previous.Length == value.Length && global::System.Text.Ascii.Equals(value, previous)
+                ? previous
+                : global::Falconet.Http.HeaderHelpers.GetValueString(value, s_knownValues[index]);
+            if ((_bits & bit) == 0)
+            {
+                slot = text;
+                previous = text;
+                _reusable |= bit;
+                _bits |= bit;
+            }
+            else
+            {
+                slot = global::Microsoft.Extensions.Primitives.StringValues.Concat(slot, text);
+                _reusable &= ~bit;
+            }
+        }
+
         private void AppendUnknown(global::System.ReadOnlySpan<byte> name, global::System.ReadOnlySpan<byte> value)
         {
             _unknown ??= new global::System.Collections.Generic.Dictionary<string, global::Microsoft.Extensions.Primitives.StringValues>(global::System.StringComparer.OrdinalIgnoreCase);
@@ -1248,97 +1340,97 @@ namespace Falconet.Http
             switch (index)
             {
                 case 0:
-                    return ref _server;
+                    return ref _Server;
                 case 1:
-                    return ref _date;
+                    return ref _Date;
                 case 2:
-                    return ref _contentType;
+                    return ref _ContentType;
                 case 3:
-                    return ref _connection;
+                    return ref _Connection;
                 case 4:
-                    return ref _transferEncoding;
+                    return ref _TransferEncoding;
                 case 5:
-                    return ref _contentEncoding;
+                    return ref _ContentEncoding;
                 case 6:
-                    return ref _cacheControl;
+                    return ref _CacheControl;
                 case 7:
-                    return ref _expires;
+                    return ref _Expires;
                 case 8:
-                    return ref _lastModified;
+                    return ref _LastModified;
                 case 9:
-                    return ref _eTag;
+                    return ref _ETag;
                 case 10:
-                    return ref _vary;
+                    return ref _Vary;
                 case 11:
-                    return ref _location;
+                    return ref _Location;
                 case 12:
-                    return ref _setCookie;
+                    return ref _SetCookie;
                 case 13:
-                    return ref _accessControlAllowOrigin;
+                    return ref _AccessControlAllowOrigin;
                 case 14:
-                    return ref _accessControlAllowCredentials;
+                    return ref _AccessControlAllowCredentials;
                 case 15:
-                    return ref _accessControlAllowHeaders;
+                    return ref _AccessControlAllowHeaders;
                 case 16:
-                    return ref _accessControlAllowMethods;
+                    return ref _AccessControlAllowMethods;
                 case 17:
-                    return ref _accessControlExposeHeaders;
+                    return ref _AccessControlExposeHeaders;
                 case 18:
-                    return ref _accessControlMaxAge;
+                    return ref _AccessControlMaxAge;
                 case 19:
-                    return ref _strictTransportSecurity;
+                    return ref _StrictTransportSecurity;
                 case 20:
-                    return ref _contentSecurityPolicy;
+                    return ref _ContentSecurityPolicy;
                 case 21:
-                    return ref _xContentTypeOptions;
+                    return ref _XContentTypeOptions;
                 case 22:
-                    return ref _xFrameOptions;
+                    return ref _XFrameOptions;
                 case 23:
-                    return ref _referrerPolicy;
+                    return ref _ReferrerPolicy;
                 case 24:
-                    return ref _permissionsPolicy;
+                    return ref _PermissionsPolicy;
                 case 25:
-                    return ref _crossOriginOpenerPolicy;
+                    return ref _CrossOriginOpenerPolicy;
                 case 26:
-                    return ref _crossOriginEmbedderPolicy;
+                    return ref _CrossOriginEmbedderPolicy;
                 case 27:
-                    return ref _crossOriginResourcePolicy;
+                    return ref _CrossOriginResourcePolicy;
                 case 28:
-                    return ref _acceptRanges;
+                    return ref _AcceptRanges;
                 case 29:
-                    return ref _age;
+                    return ref _Age;
                 case 30:
-                    return ref _allow;
+                    return ref _Allow;
                 case 31:
-                    return ref _contentDisposition;
+                    return ref _ContentDisposition;
                 case 32:
-                    return ref _contentLanguage;
+                    return ref _ContentLanguage;
                 case 33:
-                    return ref _contentRange;
+                    return ref _ContentRange;
                 case 34:
-                    return ref _keepAlive;
+                    return ref _KeepAlive;
                 case 35:
-                    return ref _pragma;
+                    return ref _Pragma;
                 case 36:
-                    return ref _retryAfter;
+                    return ref _RetryAfter;
                 case 37:
-                    return ref _trailer;
+                    return ref _Trailer;
                 case 38:
-                    return ref _upgrade;
+                    return ref _Upgrade;
                 case 39:
-                    return ref _via;
+                    return ref _Via;
                 case 40:
-                    return ref _wwwAuthenticate;
+                    return ref _WwwAuthenticate;
                 case 41:
-                    return ref _proxyAuthenticate;
+                    return ref _ProxyAuthenticate;
                 case 42:
-                    return ref _altSvc;
+                    return ref _AltSvc;
                 case 43:
-                    return ref _serverTiming;
+                    return ref _ServerTiming;
                 case 44:
-                    return ref _timingAllowOrigin;
+                    return ref _TimingAllowOrigin;
                 case 45:
-                    return ref _traceparent;
+                    return ref _Traceparent;
                 default:
                     return ref global::System.Runtime.CompilerServices.Unsafe.NullRef<global::Microsoft.Extensions.Primitives.StringValues>();
             }
@@ -1881,6 +1973,7 @@ namespace Falconet.Http
 
         private static int IndexOf(string key)
         {
+            global::System.ArgumentNullException.ThrowIfNull(key);
             switch (key.Length)
             {
                 case 3:
@@ -2171,6 +2264,14 @@ namespace Falconet.Http
             }
         }
 
+        // One string per bit of the bit set, inline in this object: the last value parsed for that header on this connection.
+        // Sized to the bit set rather than the header count, so a header added to the schema does not touch this line.
+        [global::System.Runtime.CompilerServices.InlineArray(64)]
+        private struct PreviousValues
+        {
+            private string? _element;
+        }
+
         /// <summary>Enumerates the headers of the collection: known headers by bit, then Content-Length, then unknown headers.</summary>
         public struct Enumerator : global::System.Collections.Generic.IEnumerator<global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>>
         {
@@ -2210,7 +2311,7 @@ namespace Falconet.Http
                     _state = 1;
                     if (_headers._contentLength is long length)
                     {
-                        _current = new global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>(ContentLengthName, global::Falconet.Http.HeaderHelpers.FormatContentLength(length));
+                        _current = new global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>(ContentLengthName, _headers.ContentLengthText(length));
                         return true;
                     }
                 }
@@ -2254,58 +2355,108 @@ namespace Falconet.Http
             }
         }
 
-        // "\r\nName: " of every header in bit order, then Content-Length; header i spans s_nameOffsets[i]..s_nameOffsets[i + 1].
+        // "\r\nName: " of every known header in bit order, each at s_nameOffsets[bit] and 4 bytes longer than its name.
         private static global::System.ReadOnlySpan<byte> NameBlob =>
-            "\r\nServer: "u8 + // 0: Server
-            "\r\nDate: "u8 + // 10: Date
-            "\r\nContent-Type: "u8 + // 18: Content-Type
-            "\r\nConnection: "u8 + // 34: Connection
-            "\r\nTransfer-Encoding: "u8 + // 48: Transfer-Encoding
-            "\r\nContent-Encoding: "u8 + // 69: Content-Encoding
-            "\r\nCache-Control: "u8 + // 89: Cache-Control
-            "\r\nExpires: "u8 + // 106: Expires
-            "\r\nLast-Modified: "u8 + // 117: Last-Modified
-            "\r\nETag: "u8 + // 134: ETag
-            "\r\nVary: "u8 + // 142: Vary
-            "\r\nLocation: "u8 + // 150: Location
-            "\r\nSet-Cookie: "u8 + // 162: Set-Cookie
-            "\r\nAccess-Control-Allow-Origin: "u8 + // 176: Access-Control-Allow-Origin
-            "\r\nAccess-Control-Allow-Credentials: "u8 + // 207: Access-Control-Allow-Credentials
-            "\r\nAccess-Control-Allow-Headers: "u8 + // 243: Access-Control-Allow-Headers
-            "\r\nAccess-Control-Allow-Methods: "u8 + // 275: Access-Control-Allow-Methods
-            "\r\nAccess-Control-Expose-Headers: "u8 + // 307: Access-Control-Expose-Headers
-            "\r\nAccess-Control-Max-Age: "u8 + // 340: Access-Control-Max-Age
-            "\r\nStrict-Transport-Security: "u8 + // 366: Strict-Transport-Security
-            "\r\nContent-Security-Policy: "u8 + // 395: Content-Security-Policy
-            "\r\nX-Content-Type-Options: "u8 + // 422: X-Content-Type-Options
-            "\r\nX-Frame-Options: "u8 + // 448: X-Frame-Options
-            "\r\nReferrer-Policy: "u8 + // 467: Referrer-Policy
-            "\r\nPermissions-Policy: "u8 + // 486: Permissions-Policy
-            "\r\nCross-Origin-Opener-Policy: "u8 + // 508: Cross-Origin-Opener-Policy
-            "\r\nCross-Origin-Embedder-Policy: "u8 + // 538: Cross-Origin-Embedder-Policy
-            "\r\nCross-Origin-Resource-Policy: "u8 + // 570: Cross-Origin-Resource-Policy
-            "\r\nAccept-Ranges: "u8 + // 602: Accept-Ranges
-            "\r\nAge: "u8 + // 619: Age
-            "\r\nAllow: "u8 + // 626: Allow
-            "\r\nContent-Disposition: "u8 + // 635: Content-Disposition
-            "\r\nContent-Language: "u8 + // 658: Content-Language
-            "\r\nContent-Range: "u8 + // 678: Content-Range
-            "\r\nKeep-Alive: "u8 + // 695: Keep-Alive
-            "\r\nPragma: "u8 + // 709: Pragma
-            "\r\nRetry-After: "u8 + // 719: Retry-After
-            "\r\nTrailer: "u8 + // 734: Trailer
-            "\r\nUpgrade: "u8 + // 745: Upgrade
-            "\r\nVia: "u8 + // 756: Via
-            "\r\nWWW-Authenticate: "u8 + // 763: WWW-Authenticate
-            "\r\nProxy-Authenticate: "u8 + // 783: Proxy-Authenticate
-            "\r\nAlt-Svc: "u8 + // 805: Alt-Svc
-            "\r\nServer-Timing: "u8 + // 816: Server-Timing
-            "\r\nTiming-Allow-Origin: "u8 + // 833: Timing-Allow-Origin
-            "\r\ntraceparent: "u8 + // 856: traceparent
-            "\r\nContent-Length: "u8; // 871: Content-Length
+            "\r\nServer: "u8 // 0: Server
+            + "\r\nDate: "u8 // 10: Date
+            + "\r\nContent-Type: "u8 // 18: Content-Type
+            + "\r\nConnection: "u8 // 34: Connection
+            + "\r\nTransfer-Encoding: "u8 // 48: Transfer-Encoding
+            + "\r\nContent-Encoding: "u8 // 69: Content-Encoding
+            + "\r\nCache-Control: "u8 // 89: Cache-Control
+            + "\r\nExpires: "u8 // 106: Expires
+            + "\r\nLast-Modified: "u8 // 117: Last-Modified
+            + "\r\nETag: "u8 // 134: ETag
+            + "\r\nVary: "u8 // 142: Vary
+            + "\r\nLocation: "u8 // 150: Location
+            + "\r\nSet-Cookie: "u8 // 162: Set-Cookie
+            + "\r\nAccess-Control-Allow-Origin: "u8 // 176: Access-Control-Allow-Origin
+            + "\r\nAccess-Control-Allow-Credentials: "u8 // 207: Access-Control-Allow-Credentials
+            + "\r\nAccess-Control-Allow-Headers: "u8 // 243: Access-Control-Allow-Headers
+            + "\r\nAccess-Control-Allow-Methods: "u8 // 275: Access-Control-Allow-Methods
+            + "\r\nAccess-Control-Expose-Headers: "u8 // 307: Access-Control-Expose-Headers
+            + "\r\nAccess-Control-Max-Age: "u8 // 340: Access-Control-Max-Age
+            + "\r\nStrict-Transport-Security: "u8 // 366: Strict-Transport-Security
+            + "\r\nContent-Security-Policy: "u8 // 395: Content-Security-Policy
+            + "\r\nX-Content-Type-Options: "u8 // 422: X-Content-Type-Options
+            + "\r\nX-Frame-Options: "u8 // 448: X-Frame-Options
+            + "\r\nReferrer-Policy: "u8 // 467: Referrer-Policy
+            + "\r\nPermissions-Policy: "u8 // 486: Permissions-Policy
+            + "\r\nCross-Origin-Opener-Policy: "u8 // 508: Cross-Origin-Opener-Policy
+            + "\r\nCross-Origin-Embedder-Policy: "u8 // 538: Cross-Origin-Embedder-Policy
+            + "\r\nCross-Origin-Resource-Policy: "u8 // 570: Cross-Origin-Resource-Policy
+            + "\r\nAccept-Ranges: "u8 // 602: Accept-Ranges
+            + "\r\nAge: "u8 // 619: Age
+            + "\r\nAllow: "u8 // 626: Allow
+            + "\r\nContent-Disposition: "u8 // 635: Content-Disposition
+            + "\r\nContent-Language: "u8 // 658: Content-Language
+            + "\r\nContent-Range: "u8 // 678: Content-Range
+            + "\r\nKeep-Alive: "u8 // 695: Keep-Alive
+            + "\r\nPragma: "u8 // 709: Pragma
+            + "\r\nRetry-After: "u8 // 719: Retry-After
+            + "\r\nTrailer: "u8 // 734: Trailer
+            + "\r\nUpgrade: "u8 // 745: Upgrade
+            + "\r\nVia: "u8 // 756: Via
+            + "\r\nWWW-Authenticate: "u8 // 763: WWW-Authenticate
+            + "\r\nProxy-Authenticate: "u8 // 783: Proxy-Authenticate
+            + "\r\nAlt-Svc: "u8 // 805: Alt-Svc
+            + "\r\nServer-Timing: "u8 // 816: Server-Timing
+            + "\r\nTiming-Allow-Origin: "u8 // 833: Timing-Allow-Origin
+            + "\r\ntraceparent: "u8 // 856: traceparent
+            ;
 
         // A static array, not a span over an array literal: unoptimized code would allocate for the latter on every call.
-        private static readonly ushort[] s_nameOffsets = new ushort[] { 0, 10, 18, 34, 48, 69, 89, 106, 117, 134, 142, 150, 162, 176, 207, 243, 275, 307, 340, 366, 395, 422, 448, 467, 486, 508, 538, 570, 602, 619, 626, 635, 658, 678, 695, 709, 719, 734, 745, 756, 763, 783, 805, 816, 833, 856, 871, 889 };
+        private static readonly ushort[] s_nameOffsets = new ushort[]
+        {
+            0, // Server
+            10, // Date
+            18, // Content-Type
+            34, // Connection
+            48, // Transfer-Encoding
+            69, // Content-Encoding
+            89, // Cache-Control
+            106, // Expires
+            117, // Last-Modified
+            134, // ETag
+            142, // Vary
+            150, // Location
+            162, // Set-Cookie
+            176, // Access-Control-Allow-Origin
+            207, // Access-Control-Allow-Credentials
+            243, // Access-Control-Allow-Headers
+            275, // Access-Control-Allow-Methods
+            307, // Access-Control-Expose-Headers
+            340, // Access-Control-Max-Age
+            366, // Strict-Transport-Security
+            395, // Content-Security-Policy
+            422, // X-Content-Type-Options
+            448, // X-Frame-Options
+            467, // Referrer-Policy
+            486, // Permissions-Policy
+            508, // Cross-Origin-Opener-Policy
+            538, // Cross-Origin-Embedder-Policy
+            570, // Cross-Origin-Resource-Policy
+            602, // Accept-Ranges
+            619, // Age
+            626, // Allow
+            635, // Content-Disposition
+            658, // Content-Language
+            678, // Content-Range
+            695, // Keep-Alive
+            709, // Pragma
+            719, // Retry-After
+            734, // Trailer
+            745, // Upgrade
+            756, // Via
+            763, // WWW-Authenticate
+            783, // Proxy-Authenticate
+            805, // Alt-Svc
+            816, // Server-Timing
+            833, // Timing-Allow-Origin
+            856, // traceparent
+        };
+
+        private static global::System.ReadOnlySpan<byte> ContentLengthPrefix => "\r\nContent-Length: "u8;
 
         /// <summary>
         /// Writes every header as "\r\nName: value": known headers by bit from precomputed name bytes, Content-Length as
@@ -2322,7 +2473,7 @@ namespace Falconet.Http
             {
                 int index = global::System.Numerics.BitOperations.TrailingZeroCount(bits);
                 bits &= bits - 1;
-                global::System.ReadOnlySpan<byte> prefix = blob.Slice(offsets[index], offsets[index + 1] - offsets[index]);
+                global::System.ReadOnlySpan<byte> prefix = blob.Slice(offsets[index], s_names[index].Length + 4);
                 foreach (string? value in Slot(index))
                 {
                     global::Falconet.Http.HeaderHelpers.WriteHeader(ref writer, prefix, value);
@@ -2331,7 +2482,7 @@ namespace Falconet.Http
 
             if (_contentLength is long length)
             {
-                global::Falconet.Http.HeaderHelpers.WriteContentLength(ref writer, blob.Slice(offsets[46], offsets[47] - offsets[46]), length);
+                global::Falconet.Http.HeaderHelpers.WriteContentLength(ref writer, ContentLengthPrefix, length);
             }
 
             if (_unknown is not null)

@@ -112,20 +112,22 @@ public static class Emitter
             HasContentLength = plan.HasContentLength,
         };
 
-        var offsets = new List<string>();
+        bool firstInBlob = true;
         for (int i = 0; i < plan.Headers.Count; i++)
         {
             HeaderPlan header = plan.Headers[i];
-            offsets.Add(CSharpText.Int(header.PrefixOffset));
             string prefix = "\r\n" + header.Name + ": ";
-            bool last = i == plan.Headers.Count - 1;
-            view.BlobLines.Add(CSharpText.StringLiteral(prefix) + "u8" + (last ? ";" : " +") + " // " + CSharpText.Int(header.PrefixOffset) + ": " + header.Name);
             if (header.IsContentLength)
             {
                 view.ContentLengthName = CSharpText.StringLiteral(header.Name);
+                view.ContentLengthPrefix = CSharpText.StringLiteral(prefix) + "u8";
                 continue;
             }
 
+            // Every line but the first starts with "+" and the ";" has a line of its own, so appending a header adds lines.
+            view.BlobLines.Add((firstInBlob ? string.Empty : "+ ") + CSharpText.StringLiteral(prefix) + "u8 // " + CSharpText.Int(header.PrefixOffset) + ": " + header.Name);
+            view.OffsetLines.Add(CSharpText.Int(header.PrefixOffset) + ", // " + header.Name);
+            firstInBlob = false;
             view.Headers.Add(new HeaderView
             {
                 Name = header.Name,
@@ -138,21 +140,12 @@ public static class Emitter
             });
         }
 
-        if (plan.Headers.Count > 0)
+        if (firstInBlob)
         {
-            HeaderPlan last = plan.Headers[plan.Headers.Count - 1];
-            offsets.Add(CSharpText.Int(last.PrefixOffset + last.PrefixLength));
-        }
-        else
-        {
-            view.BlobLines.Add("global::System.ReadOnlySpan<byte>.Empty;");
-            offsets.Add("0");
+            view.BlobLines.Add("global::System.ReadOnlySpan<byte>.Empty");
         }
 
-        view.Offsets = string.Join(", ", offsets);
         view.OffsetType = plan.NameBlob.Length <= ushort.MaxValue ? "ushort" : "int";
-        view.ContentLengthOffset = CSharpText.Int(plan.BitCount);
-        view.ContentLengthEnd = CSharpText.Int(plan.BitCount + 1);
         foreach (BucketPlan bucket in plan.Buckets)
         {
             var bucketView = new BucketView { Length = CSharpText.Int(bucket.Length) };

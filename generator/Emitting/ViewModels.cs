@@ -54,15 +54,15 @@ public sealed class HeadersView
     public string TypeName { get; set; } = string.Empty;
     public string Summary { get; set; } = string.Empty;
     public string BitCount { get; set; } = string.Empty;
+
     public bool HasContentLength { get; set; }
     public string ContentLengthName { get; set; } = "\"Content-Length\"";
     public List<HeaderView> Headers { get; } = new();
     public List<BucketView> Buckets { get; } = new();
     public List<string> BlobLines { get; } = new();
-    public string Offsets { get; set; } = string.Empty;
+    public List<string> OffsetLines { get; } = new();
     public string OffsetType { get; set; } = "ushort";
-    public string ContentLengthOffset { get; set; } = string.Empty;
-    public string ContentLengthEnd { get; set; } = string.Empty;
+    public string ContentLengthPrefix { get; set; } = string.Empty;
 }
 
 /// <summary>One bit-indexed header of a collection.</summary>

@@ -7,7 +7,8 @@ namespace Falconet.Generator.Planning;
 /// <summary>
 /// One header of a collection. <see cref="BitIndex"/> follows schema order among the bit-indexed headers; the
 /// Content-Length header has -1 and is kept outside the bit set. <see cref="PrefixOffset"/> and
-/// <see cref="PrefixLength"/> locate its "\r\nName: " bytes in the collection's name blob.
+/// <see cref="PrefixLength"/> locate its "\r\nName: " bytes in the collection's name blob (Content-Length, written from its
+/// own constant, has offset -1).
 /// </summary>
 public sealed record HeaderPlan(
     string Name,
@@ -77,9 +78,15 @@ public static class HeaderPlanner
                 header.Primary,
                 header.Values,
                 ByteChunks.CaseInsensitive(header.Name),
-                blob.Length,
+                header.ContentLength ? -1 : blob.Length,
                 prefix.Length));
-            blob.Append(prefix);
+
+            // Only bit-indexed headers go into the blob, in bit order: a header added at the end of the schema then
+            // appends one blob line and one offset line, and no other line of the generated file moves.
+            if (!header.ContentLength)
+            {
+                blob.Append(prefix);
+            }
         }
 
         return new HeaderSetPlan(typeName, EquatableArray.From(plans), PlanBuckets(plans), blob.ToString(), bitCount, contentLength is not null);

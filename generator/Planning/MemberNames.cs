@@ -7,13 +7,19 @@ namespace Falconet.Generator.Planning;
 /// <summary>Turns HTTP names into C# member names: PascalCase words split at every character that is not a letter or digit.</summary>
 public static class MemberNames
 {
-    /// <summary>Members of a generated header collection that a header property must not hide.</summary>
+    /// <summary>
+    /// Members of a generated header collection that a header property must not take: the public API, inherited members
+    /// and the private methods, constants and nested types of the templates. Private fields need no entry: theirs are
+    /// "_lowerCase" and a header's are "_" + PascalCase.
+    /// </summary>
     public static readonly ImmutableHashSet<string> ReservedHeaderMembers = ImmutableHashSet.Create(
         StringComparer.Ordinal,
         "Add", "Append", "Clear", "Contains", "ContainsKey", "ContentLength", "CopyTo", "Count", "Enumerator",
         "Equals", "Finalize", "GetEnumerator", "GetHashCode", "GetType", "IsReadOnly", "Item", "Keys",
         "MemberwiseClone", "Remove", "RequestHeaders", "ResponseHeaders", "ToString", "TryAppend",
-        "TryGetValue", "Values");
+        "TryGetValue", "Values",
+        "AppendKnown", "AppendUnknown", "ContentLengthIndex", "ContentLengthName", "ContentLengthPrefix", "ContentLengthText",
+        "IndexOf", "NameBlob", "PreviousValues", "SetValue", "Slot");
 
     /// <summary>Members of the generated method enum that a method must not take.</summary>
     public static readonly ImmutableHashSet<string> ReservedMethodMembers = ImmutableHashSet.Create(StringComparer.Ordinal, "None", "Custom");
@@ -60,9 +66,11 @@ public static class MemberNames
         return builder.ToString();
     }
 
-    /// <summary>The private field behind a header property: "_" and the property name with a lower-case first letter.</summary>
-    public static string ToFieldName(string propertyName) =>
-        "_" + char.ToLowerInvariant(propertyName[0]) + propertyName.Substring(1);
+    /// <summary>
+    /// The private field behind a header property: "_" and the property name ("_UserAgent"). The collection's own fields
+    /// are "_" and a lower-case word ("_bits"), so no header name can collide with them.
+    /// </summary>
+    public static string ToFieldName(string propertyName) => "_" + propertyName;
 
     private static void AppendWord(StringBuilder builder, string word)
     {

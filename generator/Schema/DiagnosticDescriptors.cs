@@ -17,7 +17,7 @@ public static class DiagnosticDescriptors
 
     public static readonly DiagnosticDescriptor DuplicateName = Create(
         "FALC003", "Duplicate name in header schema", "{0} '{1}' is already defined{2}",
-        "Names are compared case-insensitively, across the default schema and every *.headers.json file.");
+        "Header names are compared case-insensitively, methods and versions case-sensitively. A header may appear once per file; naming a header of the defaults or of an earlier file extends it instead.");
 
     public static readonly DiagnosticDescriptor NonTokenCharacter = Create(
         "FALC004", "Name is not an HTTP token", "{0} '{1}' contains the character '{2}' that is not allowed in an RFC 9110 token",
@@ -63,6 +63,10 @@ public static class DiagnosticDescriptors
         "FALC014", "Invalid Falconet MSBuild option", "MSBuild property {0} has the invalid value '{1}'; {2}",
         "FalconetNamespace must be a dotted C# namespace; FalconetVisibility must be public or internal.");
 
+    public static readonly DiagnosticDescriptor DuplicateProperty = Create(
+        "FALC015", "Duplicate property in header schema", "Property '{0}' appears more than once in {1}",
+        "A JSON object of the schema may name each property once; remove or merge the repeated one.");
+
     /// <summary>The descriptor with the given ID; <see cref="InternalError"/> for an unknown ID.</summary>
     public static DiagnosticDescriptor Find(string id) => id switch
     {
@@ -79,6 +83,7 @@ public static class DiagnosticDescriptors
         "FALC011" => PropertyNameConflict,
         "FALC012" => ContentLengthFlag,
         "FALC014" => InvalidOption,
+        "FALC015" => DuplicateProperty,
         _ => InternalError,
     };
 

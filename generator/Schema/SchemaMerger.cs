@@ -15,9 +15,22 @@ public static class SchemaMerger
     public static SchemaResult Merge(SchemaFile defaults, ImmutableArray<SchemaFile> userFiles)
     {
         var files = new List<SchemaFile> { defaults };
+        // By file name, then by path with one separator: the same order on every machine and OS, whatever the checkout root.
         var sorted = new List<SchemaFile>(userFiles);
-        sorted.Sort(static (a, b) => string.CompareOrdinal(a.Path, b.Path));
-        files.AddRange(sorted);
+        sorted.Sort(static (a, b) =>
+        {
+            int byName = string.CompareOrdinal(FileName(a.Path), FileName(b.Path));
+            return byName != 0 ? byName : string.CompareOrdinal(a.Path.Replace('\\', '/'), b.Path.Replace('\\', '/'));
+        });
+
+        // A file listed twice in AdditionalFiles is read once.
+        for (int i = 0; i < sorted.Count; i++)
+        {
+            if (i == 0 || sorted[i].Path != sorted[i - 1].Path)
+            {
+                files.Add(sorted[i]);
+            }
+        }
 
         var diagnostics = new List<DiagnosticInfo>();
         foreach (SchemaFile file in files)
@@ -40,8 +53,9 @@ public static class SchemaMerger
         ImmutableHashSet<string>? reserved,
         List<DiagnosticInfo> diagnostics)
     {
+        // Methods and versions are case-sensitive in HTTP: "get" is not "GET" (it then clashes on the member name Get).
         var result = new List<string>();
-        var seen = new Dictionary<string, LocationInfo>(StringComparer.OrdinalIgnoreCase);
+        var seen = new Dictionary<string, LocationInfo>(StringComparer.Ordinal);
         var members = new Dictionary<string, string>(StringComparer.Ordinal);
         foreach (SchemaFile file in files)
         {
@@ -82,7 +96,7 @@ public static class SchemaMerger
         List<DiagnosticInfo> diagnostics)
     {
         var result = new List<HeaderModel>();
-        var seen = new Dictionary<string, LocationInfo>(StringComparer.OrdinalIgnoreCase);
+        var seen = new Dictionary<string, (int Index, string Path, LocationInfo Location)>(StringComparer.OrdinalIgnoreCase);
         var members = new Dictionary<string, string>(StringComparer.Ordinal);
         bool hasContentLength = false;
         int bitHeaders = 0;
@@ -92,9 +106,18 @@ public static class SchemaMerger
         {
             foreach (HeaderEntry entry in select(file))
             {
-                if (seen.TryGetValue(entry.Name, out LocationInfo? first))
+                if (seen.TryGetValue(entry.Name, out var first))
                 {
-                    diagnostics.Add(DiagnosticInfo.Create(DiagnosticDescriptors.DuplicateName, entry.Location, "Header", entry.Name, " in " + collection + Where(first)));
+                    if (first.Path == file.Path)
+                    {
+                        diagnostics.Add(DiagnosticInfo.Create(DiagnosticDescriptors.DuplicateName, entry.Location, "Header", entry.Name, " in " + collection + Where(first.Location)));
+                    }
+                    else if (first.Index >= 0)
+                    {
+                        // A later file extends a header it did not define: more known values, or primary.
+                        result[first.Index] = Extend(result[first.Index], entry);
+                    }
+
                     continue;
                 }
 
@@ -107,7 +130,7 @@ public static class SchemaMerger
                     }
 
                     hasContentLength = true;
-                    seen.Add(entry.Name, entry.Location);
+                    seen.Add(entry.Name, (result.Count, file.Path, entry.Location));
                     result.Add(new HeaderModel(entry.Name, entry.Primary, true, EquatableArray<string>.Empty));
                     continue;
                 }
@@ -133,7 +156,7 @@ public static class SchemaMerger
                 }
 
                 bitHeaders++;
-                seen.Add(entry.Name, entry.Location);
+                seen.Add(entry.Name, (result.Count, file.Path, entry.Location));
                 members.Add(member, entry.Name);
                 result.Add(new HeaderModel(entry.Name, entry.Primary, false, entry.Values));
             }
@@ -145,6 +168,32 @@ public static class SchemaMerger
         }
 
         return result;
+    }
+
+    private static HeaderModel Extend(HeaderModel header, HeaderEntry extension)
+    {
+        if (header.ContentLength)
+        {
+            // Content-Length is kept as a number: known values have nothing to reuse.
+            return header;
+        }
+
+        var values = new List<string>(header.Values);
+        foreach (string value in extension.Values)
+        {
+            if (!values.Contains(value))
+            {
+                values.Add(value);
+            }
+        }
+
+        return new HeaderModel(header.Name, header.Primary || extension.Primary, false, EquatableArray.From(values));
+    }
+
+    private static string FileName(string path)
+    {
+        int slash = Math.Max(path.LastIndexOf('/'), path.LastIndexOf('\\'));
+        return path.Substring(slash + 1);
     }
 
     private static string Where(LocationInfo first) =>

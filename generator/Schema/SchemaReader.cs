@@ -19,6 +19,12 @@ public static class SchemaReader
 
     public static SchemaFile Read(string path, string text)
     {
+        // A byte order mark left in the text (hosts that do not strip it) becomes a space: same column, valid JSON.
+        if (text.Length > 0 && text[0] == '\uFEFF')
+        {
+            text = " " + text.Substring(1);
+        }
+
         byte[] utf8 = Encoding.UTF8.GetBytes(text);
         var context = new ReadContext(path, new SourcePositions(path, utf8));
         var reader = new Utf8JsonReader(utf8, s_options);
@@ -49,11 +55,19 @@ public static class SchemaReader
             return;
         }
 
+        var seen = new HashSet<string>(StringComparer.Ordinal);
         while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
         {
             string property = reader.GetString()!;
             LocationInfo propertyLocation = Locate(ref reader, context);
             reader.Read();
+            if (!seen.Add(property))
+            {
+                context.Report(DiagnosticDescriptors.DuplicateProperty, propertyLocation, property, "the schema root");
+                reader.Skip();
+                continue;
+            }
+
             switch (property)
             {
                 case "$schema":
@@ -153,16 +167,25 @@ public static class SchemaReader
         }
 
         string? name = null;
+        bool nameMistyped = false;
         LocationInfo nameLocation = objectLocation;
         bool primary = false;
         bool contentLength = false;
         LocationInfo contentLengthLocation = objectLocation;
         var values = new List<(string Value, LocationInfo Location)>();
+        var seen = new HashSet<string>(StringComparer.Ordinal);
         while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
         {
             string property = reader.GetString()!;
             LocationInfo propertyLocation = Locate(ref reader, context);
             reader.Read();
+            if (!seen.Add(property))
+            {
+                context.Report(DiagnosticDescriptors.DuplicateProperty, propertyLocation, property, "a header");
+                reader.Skip();
+                continue;
+            }
+
             switch (property)
             {
                 case "name":
@@ -170,6 +193,10 @@ public static class SchemaReader
                     {
                         name = reader.GetString()!;
                         nameLocation = Locate(ref reader, context);
+                    }
+                    else
+                    {
+                        nameMistyped = true;
                     }
 
                     break;
@@ -198,7 +225,12 @@ public static class SchemaReader
 
         if (name is null)
         {
-            context.Report(DiagnosticDescriptors.EmptyName, objectLocation, "Header");
+            // A name of the wrong type was reported where it stands; only a missing one is reported here.
+            if (!nameMistyped)
+            {
+                context.Report(DiagnosticDescriptors.EmptyName, objectLocation, "Header");
+            }
+
             return;
         }
 

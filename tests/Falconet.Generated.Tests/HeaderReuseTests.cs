@@ -84,6 +84,65 @@ public sealed class HeaderReuseTests
     }
 
     [Fact]
+    public void A_value_the_app_set_through_a_property_is_never_taken_for_the_previous_parsed_value()
+    {
+        var headers = new RequestHeaders();
+        headers.Append("Host"u8, "a.example.com"u8);
+        headers.Host = "rewritten.example.com";
+        headers.Clear();
+
+        headers.Append("Host"u8, "a.example.com"u8);
+
+        Assert.Equal("a.example.com", headers.Host);
+    }
+
+    [Fact]
+    public void A_value_the_app_set_through_the_indexer_is_never_taken_for_the_previous_parsed_value()
+    {
+        var headers = new RequestHeaders();
+        headers.Append("Cookie"u8, "a=1"u8);
+        headers["cookie"] = new StringValues(new[] { "a=1", "b=2" });
+        headers.Clear();
+
+        headers.Append("Cookie"u8, "a=1"u8);
+
+        Assert.Equal(new StringValues("a=1"), headers.Cookie);
+    }
+
+    [Fact]
+    public void A_repeated_header_is_not_reused_as_a_single_value_by_the_next_request()
+    {
+        var headers = new RequestHeaders();
+        headers.Append("Accept"u8, "text/html"u8);
+        headers.Append("Accept"u8, "image/png"u8);
+        Assert.Equal(new StringValues(new[] { "text/html", "image/png" }), headers.Accept);
+        headers.Clear();
+
+        headers.Append("Accept"u8, "text/html"u8);
+
+        Assert.Equal(new StringValues("text/html"), headers.Accept);
+        headers.Clear();
+        headers.Append("Accept"u8, "text/html"u8);
+        Assert.Equal(new StringValues("text/html"), headers.Accept);
+    }
+
+    [Fact]
+    public void A_removed_header_comes_back_with_the_value_of_the_next_request()
+    {
+        var headers = new RequestHeaders();
+        headers.Append("Referer"u8, "https://a.example/"u8);
+        string first = headers.Referer.ToString();
+        Assert.True(headers.Remove("Referer"));
+        headers.Clear();
+
+        headers.Append("Referer"u8, "https://a.example/"u8);
+        Assert.Same(first, headers.Referer.ToString());
+        headers.Clear();
+        headers.Append("Referer"u8, "https://b.example/"u8);
+        Assert.Equal("https://b.example/", headers.Referer);
+    }
+
+    [Fact]
     public void The_fill_read_clear_cycle_of_a_typical_request_allocates_nothing_after_warm_up()
     {
         var headers = new RequestHeaders();

@@ -241,6 +241,39 @@ public sealed class RequestHeadersCollectionTests
     }
 
     [Fact]
+    public void A_null_key_throws_ArgumentNullException_as_the_dictionary_contract_says()
+    {
+        var headers = new RequestHeaders();
+
+        Assert.Throws<ArgumentNullException>(() => headers.TryGetValue(null!, out _));
+        Assert.Throws<ArgumentNullException>(() => headers.ContainsKey(null!));
+        Assert.Throws<ArgumentNullException>(() => headers.Remove(null!));
+        Assert.Throws<ArgumentNullException>(() => headers[null!]);
+        Assert.Throws<ArgumentNullException>(() => headers[null!] = "x");
+    }
+
+    [Fact]
+    public void Content_length_read_as_text_is_formatted_once_per_value()
+    {
+        var headers = new RequestHeaders();
+        headers.Append("Content-Length"u8, "1234"u8);
+
+        Assert.True(headers.TryGetValue("content-length", out StringValues first));
+        Assert.True(headers.TryGetValue("Content-Length", out StringValues second));
+        string? enumerated = null;
+        foreach (KeyValuePair<string, StringValues> pair in headers)
+        {
+            enumerated = pair.Value;
+        }
+
+        Assert.Equal("1234", first);
+        Assert.Same(first.ToString(), second.ToString());
+        Assert.Same(first.ToString(), enumerated);
+        headers.ContentLength = 99;
+        Assert.Equal("99", headers["Content-Length"]);
+    }
+
+    [Fact]
     public void Count_always_equals_the_number_of_enumerated_headers()
     {
         var headers = new RequestHeaders();

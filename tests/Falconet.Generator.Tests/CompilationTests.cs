@@ -53,7 +53,7 @@ public sealed class CompilationTests
         var sources = GeneratorHarness.Sources(result);
         sources["KnownMethods.g.cs"].ShouldContain("        Options,\n\n        /// <summary>The \"PURGE\" method.</summary>\n        Purge,\n    }");
         sources["RequestHeaders.g.cs"].ShouldContain("public global::Microsoft.Extensions.Primitives.StringValues XTeamId");
-        sources["ResponseHeaders.g.cs"].ShouldContain("\"\\r\\nX-Served-By: \"u8 + //");
+        sources["ResponseHeaders.g.cs"].ShouldContain("+ \"\\r\\nX-Served-By: \"u8 //");
         CompiledOutput.Problems(CompiledOutput.Compile(sources.Values)).ShouldBeEmpty();
     }
 }

@@ -34,23 +34,33 @@ public sealed class DiagnosticsTests
     }
 
     [Fact]
-    public void Duplicate_of_a_default_header_is_FALC003_at_the_user_entry_in_any_case()
+    public void Header_twice_in_one_file_is_FALC003_at_the_second_entry_in_any_case()
     {
         Single("""
             {
-              "requestHeaders": [{ "name": "HOST" }]
+              "requestHeaders": [{ "name": "X-Team" }, { "name": "x-TEAM" }]
             }
-            """).ShouldBe(("FALC003", 2, 32));
+            """).ShouldBe(("FALC003", 2, 54));
     }
 
     [Fact]
-    public void Duplicate_within_a_user_file_is_FALC003_at_the_second_entry()
+    public void Method_twice_in_one_file_is_FALC003_at_the_second_entry()
     {
         Single("""
             {
-              "methods": ["PURGE", "purge"]
+              "methods": ["PURGE", "PURGE"]
             }
             """).ShouldBe(("FALC003", 2, 24));
+    }
+
+    [Fact]
+    public void Methods_are_case_sensitive_so_a_lower_case_twin_is_a_member_name_clash_FALC011()
+    {
+        Single("""
+            {
+              "methods": ["get"]
+            }
+            """).ShouldBe(("FALC011", 2, 15));
     }
 
     [Fact]
@@ -150,16 +160,34 @@ public sealed class DiagnosticsTests
     }
 
     [Fact]
-    public void Duplicate_across_two_user_files_is_FALC003_in_the_later_file_by_path_order()
+    public void Property_twice_in_a_header_is_FALC015_at_the_second_one()
     {
-        var result = GeneratorHarness.Run(
-            GeneratorHarness.Schema("/app/b.headers.json", """{ "responseHeaders": [{ "name": "X-Served-By" }] }"""),
-            GeneratorHarness.Schema("/app/a.headers.json", """{ "responseHeaders": [{ "name": "x-served-by" }] }"""));
+        Single("""
+            {
+              "requestHeaders": [{ "name": "X-A", "name": "X-B" }]
+            }
+            """).ShouldBe(("FALC015", 2, 39));
+    }
 
-        Diagnostic diagnostic = result.Diagnostics.ShouldHaveSingleItem();
-        diagnostic.Id.ShouldBe("FALC003");
-        diagnostic.Location.GetLineSpan().Path.ShouldBe("/app/b.headers.json");
-        diagnostic.GetMessage(System.Globalization.CultureInfo.InvariantCulture).ShouldContain("/app/a.headers.json(1,");
+    [Fact]
+    public void Property_twice_at_the_root_is_FALC015_at_the_second_one()
+    {
+        Single("""
+            {
+              "methods": ["PURGE"],
+              "methods": ["BAN"]
+            }
+            """).ShouldBe(("FALC015", 3, 3));
+    }
+
+    [Fact]
+    public void A_name_of_the_wrong_type_is_reported_once_as_FALC009()
+    {
+        Single("""
+            {
+              "requestHeaders": [{ "name": 5 }]
+            }
+            """).ShouldBe(("FALC009", 2, 32));
     }
 
     [Fact]

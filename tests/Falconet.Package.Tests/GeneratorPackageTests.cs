@@ -66,6 +66,13 @@ public sealed class GeneratorPackageTests : IAsyncLifetime
         run.ExitCode.ShouldSucceed(run.Output);
         Assert.Contains("trace=on host=example.test method=Propfind/8 count=2", run.Output, StringComparison.Ordinal);
         Assert.Contains("response=|X-Team-Build: 42", run.Output, StringComparison.Ordinal);
+
+        // Editors validate team.headers.json against the schema the build put under obj/falconet/.
+        string editorSchema = Path.Combine(app, "obj", "falconet", "known-headers.schema.json");
+        Assert.True(File.Exists(editorSchema), "the build did not copy the editor schema to " + editorSchema);
+        Assert.Equal(
+            File.ReadAllText(Path.Combine(ConsumerBuild.RepositoryRoot, "schema", "known-headers.schema.json")),
+            File.ReadAllText(editorSchema));
     }
 
     [Fact(Timeout = 600_000)]

@@ -1,0 +1,167 @@
+using System.Collections.Generic;
+using System.Linq;
+using Microsoft.CodeAnalysis;
+using Shouldly;
+
+namespace Falconet.Generator.Tests;
+
+/// <summary>How the output changes when a team's schema changes: only where the change is, and the same on every machine.</summary>
+public sealed class SchemaEvolutionTests
+{
+    [Fact]
+    public void Appending_a_header_at_the_end_only_adds_lines_to_every_generated_file()
+    {
+        var before = GeneratorHarness.Sources(GeneratorHarness.Run(GeneratorHarness.Schema("/app/team.headers.json", """
+            {
+              "requestHeaders": [{ "name": "X-Team-Id" }],
+              "responseHeaders": [{ "name": "X-Served-By" }]
+            }
+            """)));
+        var after = GeneratorHarness.Sources(GeneratorHarness.Run(GeneratorHarness.Schema("/app/team.headers.json", """
+            {
+              "requestHeaders": [{ "name": "X-Team-Id" }, { "name": "X-Team-Region", "values": ["eu", "us"] }],
+              "responseHeaders": [{ "name": "X-Served-By" }, { "name": "X-Served-Region" }]
+            }
+            """)));
+
+        foreach ((string hintName, string text) in before)
+        {
+            // The second line carries the schema hash, which must change; every other line must survive, in order.
+            string[] old = text.Split('\n').Skip(2).ToArray();
+            string[] now = after[hintName].Split('\n').Skip(2).ToArray();
+            string? missing = FirstLineNotKept(old, now);
+            missing.ShouldBeNull($"{hintName}: appending headers changed or removed the line \"{missing}\"");
+        }
+
+        after["ResponseHeaders.g.cs"].ShouldContain("+ \"\\r\\nX-Served-Region: \"u8 //");
+        after["RequestHeaders.g.cs"].ShouldContain("XTeamRegion");
+    }
+
+    [Fact]
+    public void A_team_file_that_names_a_default_header_extends_its_known_values()
+    {
+        var result = GeneratorHarness.Run(GeneratorHarness.Schema("/app/team.headers.json", """
+            {
+              "requestHeaders": [{ "name": "content-type", "values": ["application/vnd.team+json", "text/plain"] }]
+            }
+            """));
+
+        result.Diagnostics.ShouldBeEmpty();
+        string request = GeneratorHarness.Sources(result)["RequestHeaders.g.cs"];
+        request.ShouldContain("\"application/octet-stream\", \"application/vnd.team+json\" }, // Content-Type");
+        request.Split('\n').Count(line => line.Contains("private global::Microsoft.Extensions.Primitives.StringValues _ContentType;")).ShouldBe(1);
+    }
+
+    [Fact]
+    public void Bit_order_of_several_team_files_is_the_same_whatever_the_path_separators_and_roots()
+    {
+        string Emit(string first, string second) => GeneratorHarness.Sources(GeneratorHarness.Run(
+            GeneratorHarness.Schema(first, """{ "requestHeaders": [{ "name": "X-One" }] }"""),
+            GeneratorHarness.Schema(second, """{ "requestHeaders": [{ "name": "X-Two" }] }""")))["RequestHeaders.g.cs"];
+
+        string unix = Emit("/src/Dir/a.headers.json", "/src/DirA.headers.json");
+        string windows = Emit(@"C:\src\Dir\a.headers.json", @"C:\src\DirA.headers.json");
+        string otherRoot = Emit("/home/ci/work/Dir/a.headers.json", "/home/ci/work/DirA.headers.json");
+
+        windows.ShouldBe(unix);
+        otherRoot.ShouldBe(unix);
+        // By file name first: "DirA.headers.json" sorts before "a.headers.json" (ordinal), so X-Two takes the lower bit.
+        unix.IndexOf("\"X-Two\",", System.StringComparison.Ordinal).ShouldBeLessThan(unix.IndexOf("\"X-One\",", System.StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void A_large_schema_is_emitted_whole_never_cut_off()
+    {
+        string values = string.Join(", ", Enumerable.Range(0, 5_000).Select(i => "\"v" + i + "\""));
+        var result = GeneratorHarness.Run(GeneratorHarness.Schema("/app/team.headers.json",
+            "{ \"requestHeaders\": [{ \"name\": \"X-Many\", \"values\": [" + values + "] }] }"));
+
+        result.Diagnostics.ShouldBeEmpty();
+        var sources = GeneratorHarness.Sources(result);
+        sources["RequestHeaders.g.cs"].ShouldContain("\"v4998\", \"v4999\" }, // X-Many");
+        sources["RequestHeaders.g.cs"].ShouldEndWith("}\n");
+        CompiledOutput.Problems(CompiledOutput.Compile(sources.Values)).ShouldBeEmpty();
+    }
+
+    [Fact]
+    public void A_file_listed_twice_in_AdditionalFiles_is_read_once()
+    {
+        const string Json = """{ "requestHeaders": [{ "name": "X-Team-Id" }] }""";
+        var result = GeneratorHarness.Run(
+            GeneratorHarness.Schema("/app/team.headers.json", Json),
+            GeneratorHarness.Schema("/app/team.headers.json", Json));
+
+        result.Diagnostics.ShouldBeEmpty();
+        GeneratorHarness.Sources(result)["RequestHeaders.g.cs"].Split('\n').Count(line => line.Trim() == "\"X-Team-Id\",").ShouldBe(1);
+    }
+
+    [Fact]
+    public void A_byte_order_mark_left_in_the_text_is_ignored_and_locations_stay_right()
+    {
+        var clean = GeneratorHarness.Run(GeneratorHarness.Schema("/app/team.headers.json", "{ \"methods\": [\"PURGE\"] }"));
+        var marked = GeneratorHarness.Run(GeneratorHarness.Schema("/app/team.headers.json", "\uFEFF{ \"methods\": [\"PURGE\"] }"));
+        var markedError = GeneratorHarness.Run(GeneratorHarness.Schema("/app/team.headers.json", "\uFEFF{ \"methods\": [\"BAD METHOD\"] }"));
+
+        marked.Diagnostics.ShouldBeEmpty();
+        GeneratorHarness.Sources(marked)["KnownMethods.g.cs"].ShouldBe(GeneratorHarness.Sources(clean)["KnownMethods.g.cs"]);
+        Diagnostic error = markedError.Diagnostics.ShouldHaveSingleItem();
+        error.Id.ShouldBe("FALC004");
+        error.Location.GetLineSpan().StartLinePosition.Character.ShouldBe(15);
+    }
+
+    [Theory]
+    [InlineData("Bits")]
+    [InlineData("Unknown")]
+    [InlineData("Previous")]
+    [InlineData("Reusable")]
+    [InlineData("Content-Length-Text-Value")]
+    [InlineData("Current")]
+    [InlineData("Headers")]
+    public void Headers_named_like_the_collections_own_fields_compile(string name)
+    {
+        var result = GeneratorHarness.Run(GeneratorHarness.Schema("/app/team.headers.json",
+            "{ \"requestHeaders\": [{ \"name\": \"" + name + "\" }], \"responseHeaders\": [{ \"name\": \"" + name + "\" }] }"));
+
+        result.Diagnostics.ShouldBeEmpty();
+        CompiledOutput.Problems(CompiledOutput.Compile(GeneratorHarness.Sources(result).Values)).ShouldBeEmpty();
+    }
+
+    [Theory]
+    [InlineData("Slot")]
+    [InlineData("Index-Of")]
+    [InlineData("Set-Value")]
+    [InlineData("Append-Known")]
+    [InlineData("Name-Blob")]
+    [InlineData("Content-Length-Index")]
+    [InlineData("Previous-Values")]
+    public void Headers_named_like_the_collections_own_methods_are_FALC011_not_a_compile_error(string name)
+    {
+        var result = GeneratorHarness.Run(GeneratorHarness.Schema("/app/team.headers.json",
+            "{ \"responseHeaders\": [{ \"name\": \"" + name + "\" }] }"));
+
+        result.Diagnostics.Select(d => d.Id).ShouldBe(new[] { "FALC011" });
+        CompiledOutput.Problems(CompiledOutput.Compile(GeneratorHarness.Sources(result).Values)).ShouldBeEmpty();
+    }
+
+    // The first line of `old` that is not found, in order, in `now`; null when `now` only adds lines.
+    private static string? FirstLineNotKept(IReadOnlyList<string> old, IReadOnlyList<string> now)
+    {
+        int next = 0;
+        foreach (string line in old)
+        {
+            while (next < now.Count && now[next] != line)
+            {
+                next++;
+            }
+
+            if (next == now.Count)
+            {
+                return line;
+            }
+
+            next++;
+        }
+
+        return null;
+    }
+}
