@@ -82,8 +82,50 @@ public sealed partial class HttpResponse
         return true;
     }
 
-    /// <summary>Writes the status line and headers into the output, then the body buffered so far.</summary>
+    /// <summary>
+    /// Writes the status line and headers into the output, then the body buffered so far. All or nothing: when
+    /// the head cannot be written (a header value with CR or LF, say), its bytes are taken back out of the
+    /// output and the headers the framing decision changed are restored, so the response has not started and
+    /// the connection can still answer it with a clean error status.
+    /// </summary>
     private void Start(bool final)
+    {
+        ResponseHeaders headers = Headers;
+        StringValues server = headers.Server;
+        StringValues date = headers.Date;
+        StringValues transferEncoding = headers.TransferEncoding;
+        StringValues connection = headers.Connection;
+        long? contentLength = headers.ContentLength;
+        bool keepAlive = KeepAlive;
+        long mark = _output.Buffered;
+        ResponseFraming framing;
+        try
+        {
+            framing = PrepareHead(final);
+            _output.Write(HttpStatusLines.Get(_statusCode));
+            BlockChainWriter writer = _output.Writer;
+            headers.CopyTo(ref writer);
+            _output.Write("\r\n\r\n"u8);
+        }
+        catch
+        {
+            _output.RollBackTo(mark);
+            headers.Server = server;
+            headers.Date = date;
+            headers.TransferEncoding = transferEncoding;
+            headers.Connection = connection;
+            headers.ContentLength = contentLength;
+            KeepAlive = keepAlive;
+            throw;
+        }
+
+        _framing = framing;
+        _state = ResponseState.Started;
+        CommitStaged();
+    }
+
+    /// <summary>Adds the default headers and decides the body framing, setting the framing and Connection headers to match.</summary>
+    private ResponseFraming PrepareHead(bool final)
     {
         ResponseHeaders headers = Headers;
         if (headers.Server.Count == 0)
@@ -96,32 +138,33 @@ public sealed partial class HttpResponse
             headers.Date = DateHeaderValues.Value;
         }
 
+        ResponseFraming framing;
         if (HttpStatusLines.IsBodyless(_statusCode))
         {
-            _framing = ResponseFraming.None;
+            framing = ResponseFraming.None;
         }
         else if (headers.ContentLength is not null)
         {
-            _framing = ResponseFraming.ContentLength;
+            framing = ResponseFraming.ContentLength;
         }
         else if (headers.TransferEncoding.Count != 0)
         {
             headers.TransferEncoding = s_chunked;
-            _framing = ResponseFraming.Chunked;
+            framing = ResponseFraming.Chunked;
         }
         else if (final)
         {
             headers.ContentLength = _bodyBytes;
-            _framing = ResponseFraming.ContentLength;
+            framing = ResponseFraming.ContentLength;
         }
         else if (!_http10)
         {
             headers.TransferEncoding = s_chunked;
-            _framing = ResponseFraming.Chunked;
+            framing = ResponseFraming.Chunked;
         }
         else
         {
-            _framing = ResponseFraming.CloseDelimited;
+            framing = ResponseFraming.CloseDelimited;
             KeepAlive = false;
         }
 
@@ -139,12 +182,7 @@ public sealed partial class HttpResponse
             headers.Connection = s_keepAlive;
         }
 
-        _output.Write(HttpStatusLines.Get(_statusCode));
-        BlockChainWriter writer = _output.Writer;
-        headers.CopyTo(ref writer);
-        _output.Write("\r\n\r\n"u8);
-        _state = ResponseState.Started;
-        CommitStaged();
+        return framing;
     }
 
     /// <summary>Moves the staged body bytes into the output, as one chunk when chunked.</summary>
