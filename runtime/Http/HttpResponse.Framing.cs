@@ -23,6 +23,7 @@ public sealed partial class HttpResponse
         _state = ResponseState.NotStarted;
         _framing = ResponseFraming.None;
         _bodyBytes = 0;
+        AllowSynchronousWrites = false;
         _isHead = isHead;
         _http10 = http10;
         KeepAlive = keepAlive;

@@ -50,6 +50,15 @@ public sealed partial class HttpResponse
         }
     }
 
+    /// <summary>
+    /// Whether the synchronous <see cref="Stream.Write(byte[], int, int)"/>, <see cref="Stream.WriteByte"/> and
+    /// <see cref="Stream.Flush"/> of <see cref="Body"/> are allowed (false by default, reset for every request).
+    /// When false they throw <see cref="NotSupportedException"/>. When true they buffer like <see cref="Write"/>
+    /// and never wait: the write-behind bound does not apply to them, since a synchronous call cannot wait for
+    /// the socket without blocking the I/O thread the handler runs on.
+    /// </summary>
+    public bool AllowSynchronousWrites { get; set; }
+
     /// <summary>The response headers (generated collection); changes after the response has started are not sent.</summary>
     public ResponseHeaders Headers { get; }
 
@@ -66,18 +75,19 @@ public sealed partial class HttpResponse
     /// <summary>Body bytes the application has written so far.</summary>
     public long BytesWritten => _bodyBytes;
 
-    /// <summary>A buffer writer over the body (e.g. for Utf8JsonWriter); call its FlushAsync or the handler's return to send.</summary>
+    /// <summary>A buffer writer over the body (e.g. for Utf8JsonWriter); Advance never waits, its WaitAsync and FlushAsync apply the write-behind bound.</summary>
     public ResponseBodyWriter BodyWriter { get; }
 
-    /// <summary>The body as a write-only <see cref="System.IO.Stream"/> (one object per connection).</summary>
+    /// <summary>The body as a write-only <see cref="System.IO.Stream"/> (one object per connection); synchronous writes need <see cref="AllowSynchronousWrites"/>.</summary>
     public Stream Body { get; }
 
     /// <summary>True when the connection stays open after this response.</summary>
     internal bool KeepAlive { get; set; }
 
     /// <summary>
-    /// Appends body bytes. Completes at once: the bytes are buffered, and sent when the handler completes, when
-    /// it flushes, or by the next <see cref="WriteAsync"/> once buffered output passes the write-behind bound.
+    /// Appends body bytes. Completes at once and never waits: the bytes are buffered, and sent when the handler
+    /// completes, when it flushes, or by the next <see cref="WriteAsync"/> once buffered output passes the
+    /// write-behind bound. A body written only with this method is buffered whole.
     /// </summary>
     public void Write(ReadOnlySpan<byte> data)
     {

@@ -204,4 +204,69 @@ public sealed class ResponseBodyTests
         response.Headers.GetValues("X-Custom").ShouldBe(new[] { "one" });
         failure.ShouldNotBeNull();
     }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Synchronous_stream_writes_and_flush_throw_unless_allowed()
+    {
+        var failures = new System.Collections.Generic.List<Exception>();
+        await using TestServer host = await TestServer.StartAsync(context =>
+        {
+            System.IO.Stream body = context.Response.Body;
+            failures.Add(Should.Throw<NotSupportedException>(() => body.Write("a"u8.ToArray(), 0, 1)));
+            failures.Add(Should.Throw<NotSupportedException>(() => body.Write("a"u8)));
+            failures.Add(Should.Throw<NotSupportedException>(() => body.WriteByte((byte)'a')));
+            failures.Add(Should.Throw<NotSupportedException>(() => body.Flush()));
+            context.Response.BytesWritten.ShouldBe(0);
+            context.Response.Write("nothing else"u8);
+            return default;
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("nothing else");
+        failures.Count.ShouldBe(4);
+        failures[0].Message.ShouldContain("AllowSynchronousWrites");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Allowed_synchronous_stream_writes_buffer_and_flush_keeps_the_computed_length_for_this_request_only()
+    {
+        var allowedAtStart = new System.Collections.Generic.List<bool>();
+        await using TestServer host = await TestServer.StartAsync(context =>
+        {
+            HttpResponse response = context.Response;
+            allowedAtStart.Add(response.AllowSynchronousWrites);
+            response.AllowSynchronousWrites = true;
+            response.Body.Write("sync "u8.ToArray(), 0, 5);
+            response.Body.Write("stream "u8);
+            response.Body.WriteByte((byte)'!');
+            response.Body.Flush();
+            response.HasStarted.ShouldBeFalse();
+            return default;
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\nGET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        for (int i = 0; i < 2; i++)
+        {
+            RawResponse response = await client.ReadResponseAsync();
+            response.Chunked.ShouldBeFalse();
+            response.Header("Content-Length").ShouldBe("13");
+            response.BodyText.ShouldBe("sync stream !");
+        }
+
+        allowedAtStart.ShouldBe(new[] { false, false });
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Stream_BeginWrite_writes_asynchronously_without_allowing_synchronous_writes()
+    {
+        await using TestServer host = await TestServer.StartAsync(async context =>
+        {
+            System.IO.Stream body = context.Response.Body;
+            byte[] data = "begin/end"u8.ToArray();
+            await Task.Factory.FromAsync(body.BeginWrite, body.EndWrite, data, 0, data.Length, null);
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("begin/end");
+    }
 }
