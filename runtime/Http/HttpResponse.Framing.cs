@@ -22,6 +22,7 @@ public sealed partial class HttpResponse
         _statusCode = 200;
         _state = ResponseState.NotStarted;
         _framing = ResponseFraming.None;
+        _declaredLength = null;
         _bodyBytes = 0;
         AllowSynchronousWrites = false;
         _isHead = isHead;
@@ -54,10 +55,10 @@ public sealed partial class HttpResponse
             {
                 _output.Write(ChunkedResponseEncoder.LastChunk);
             }
-            else if (_framing == ResponseFraming.ContentLength && !_isHead && _bodyBytes != Headers.ContentLength)
+            else if (_framing == ResponseFraming.ContentLength && !_isHead && _bodyBytes != _declaredLength)
             {
                 throw new InvalidOperationException(
-                    $"The handler wrote {_bodyBytes} body bytes but declared Content-Length {Headers.ContentLength}.");
+                    $"The handler wrote {_bodyBytes} body bytes but declared Content-Length {_declaredLength}.");
             }
         }
 
@@ -121,6 +122,7 @@ public sealed partial class HttpResponse
         }
 
         _framing = framing;
+        _declaredLength = framing == ResponseFraming.ContentLength ? headers.ContentLength : null;
         _state = ResponseState.Started;
         CommitStaged();
     }

@@ -20,6 +20,7 @@ public sealed partial class HttpResponse
     private int _statusCode = 200;
     private ResponseState _state;
     private ResponseFraming _framing;
+    private long? _declaredLength;
     private long _bodyBytes;
     private bool _isHead;
     private bool _http10;
@@ -89,6 +90,7 @@ public sealed partial class HttpResponse
     /// completes, when it flushes, or by the next <see cref="WriteAsync"/> once buffered output passes the
     /// write-behind bound. A body written only with this method is buffered whole.
     /// </summary>
+    /// <exception cref="InvalidOperationException">The bytes would pass the declared Content-Length (nothing is written), the status has no body, or a head that starts here cannot be written.</exception>
     public void Write(ReadOnlySpan<byte> data)
     {
         if (data.IsEmpty)
@@ -198,14 +200,21 @@ public sealed partial class HttpResponse
             throw new InvalidOperationException($"A response with status {_statusCode} has no body.");
         }
 
+        // Checked before the bytes are buffered anywhere, whether or not the head is out: nothing past the
+        // declared length may reach the wire, where it would be read as the start of the next response.
         long total = _bodyBytes + count;
-        if (_state != ResponseState.NotStarted && _framing == ResponseFraming.ContentLength && total > Headers.ContentLength)
+        long? declared = _state == ResponseState.NotStarted ? Headers.ContentLength : _declaredLength;
+        if (total > declared)
         {
-            throw new InvalidOperationException($"The body passes the declared Content-Length of {Headers.ContentLength} bytes.");
+            ThrowPastContentLength(declared.GetValueOrDefault(), total);
         }
 
         _bodyBytes = total;
     }
+
+    private static void ThrowPastContentLength(long declared, long total)
+        => throw new InvalidOperationException(
+            $"Writing {total} body bytes would pass the declared Content-Length of {declared} bytes.");
 
     private void ThrowIfStarted()
     {

@@ -205,6 +205,136 @@ public sealed class ResponseBodyTests
         failure.ShouldNotBeNull();
     }
 
+    /// <summary>Writes <paramref name="data"/> through one of the response's write paths.</summary>
+    private static async Task WriteThroughAsync(HttpResponse response, string path, byte[] data)
+    {
+        switch (path)
+        {
+            case "Write":
+                response.Write(data);
+                break;
+            case "WriteAsync":
+                await response.WriteAsync(data);
+                break;
+            case "BodyWriter.Advance":
+                data.CopyTo(response.BodyWriter.GetSpan(data.Length));
+                response.BodyWriter.Advance(data.Length);
+                break;
+            case "Body.Write":
+                response.AllowSynchronousWrites = true;
+                response.Body.Write(data, 0, data.Length);
+                break;
+            case "Body.WriteAsync":
+                await response.Body.WriteAsync(data);
+                break;
+            default:
+                throw new ArgumentOutOfRangeException(nameof(path), path, null);
+        }
+    }
+
+    public static TheoryData<string, bool> WritePaths()
+    {
+        var data = new TheoryData<string, bool>();
+        foreach (string path in new[] { "Write", "WriteAsync", "BodyWriter.Advance", "Body.Write", "Body.WriteAsync" })
+        {
+            data.Add(path, false);
+            data.Add(path, true);
+        }
+
+        return data;
+    }
+
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [MemberData(nameof(WritePaths))]
+    public async Task Write_past_the_declared_content_length_throws_before_any_byte_is_sent(string path, bool startedFirst)
+    {
+        Exception? failure = null;
+        long writtenAfterFailure = -1;
+        await using TestServer host = await TestServer.StartAsync(async context =>
+        {
+            HttpResponse response = context.Response;
+            if (context.Request.PathBytes.SequenceEqual("/ok"u8))
+            {
+                response.Write("ok"u8);
+                return;
+            }
+
+            response.ContentLength = 5;
+            await WriteThroughAsync(response, path, "HE"u8.ToArray());
+            if (startedFirst)
+            {
+                await response.FlushAsync();
+            }
+
+            failure = await Should.ThrowAsync<InvalidOperationException>(() => WriteThroughAsync(response, path, "LLO!"u8.ToArray()));
+            writtenAfterFailure = response.BytesWritten;
+            await WriteThroughAsync(response, path, "LLO"u8.ToArray());
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET /five HTTP/1.1\r\nHost: test\r\n\r\nGET /ok HTTP/1.1\r\nHost: test\r\n\r\n");
+        RawResponse response = await client.ReadResponseAsync();
+        response.StatusCode.ShouldBe(200);
+        response.Header("Content-Length").ShouldBe("5");
+        response.BodyText.ShouldBe("HELLO");
+
+        // Had "LLO!" gone out, this response would start with "!".
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("ok");
+        failure.ShouldNotBeNull();
+        failure.Message.ShouldContain("Content-Length of 5");
+        writtenAfterFailure.ShouldBe(2);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Changing_content_length_after_the_start_does_not_move_the_limit_that_was_sent()
+    {
+        Exception? failure = null;
+        await using TestServer host = await TestServer.StartAsync(async context =>
+        {
+            HttpResponse response = context.Response;
+            if (context.Request.PathBytes.SequenceEqual("/ok"u8))
+            {
+                response.Write("ok"u8);
+                return;
+            }
+
+            response.ContentLength = 5;
+            response.Write("HE"u8);
+            await response.FlushAsync();
+            response.ContentLength = 100;
+            failure = Should.Throw<InvalidOperationException>(() => response.Write("LLO!"u8));
+            response.Write("LLO"u8);
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET /five HTTP/1.1\r\nHost: test\r\n\r\nGET /ok HTTP/1.1\r\nHost: test\r\n\r\n");
+        RawResponse response = await client.ReadResponseAsync();
+        response.Header("Content-Length").ShouldBe("5");
+        response.BodyText.ShouldBe("HELLO");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("ok");
+        failure.ShouldNotBeNull();
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Large_write_past_the_declared_content_length_before_the_start_is_answered_500()
+    {
+        await using TestServer host = await TestServer.StartAsync(async context =>
+        {
+            if (context.Request.PathBytes.SequenceEqual("/ok"u8))
+            {
+                context.Response.Write("ok"u8);
+                return;
+            }
+
+            context.Response.ContentLength = 10;
+            await context.Response.WriteAsync(new byte[100_000]);
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET /big HTTP/1.1\r\nHost: test\r\n\r\nGET /ok HTTP/1.1\r\nHost: test\r\n\r\n");
+        RawResponse failed = await client.ReadResponseAsync();
+        failed.StatusCode.ShouldBe(500);
+        failed.Header("Content-Length").ShouldBe("0");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("ok");
+    }
+
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Synchronous_stream_writes_and_flush_throw_unless_allowed()
     {
