@@ -144,31 +144,49 @@ public sealed partial class HttpResponse
         ResponseFraming framing;
         if (HttpStatusLines.IsBodyless(_statusCode))
         {
+            // RFC 9110 section 8.6 and RFC 9112 section 6.1: no Content-Length or Transfer-Encoding in a 1xx or
+            // 204 response. A 304 keeps a Content-Length the application set: it announces the length of the
+            // representation a 200 would carry (RFC 9110 section 15.4.5), not a body of this response, so it is
+            // never computed. Transfer-Encoding is dropped there too, since this response has no body to frame.
             framing = ResponseFraming.None;
+            headers.TransferEncoding = default;
+            if (_statusCode != 304)
+            {
+                headers.ContentLength = null;
+            }
         }
         else if (headers.ContentLength is not null)
         {
+            // A declared length wins over a Transfer-Encoding the application also set: a message never
+            // carries both (RFC 9112 section 6.1).
             framing = ResponseFraming.ContentLength;
+            headers.TransferEncoding = default;
         }
-        else if (headers.TransferEncoding.Count != 0)
-        {
-            headers.TransferEncoding = s_chunked;
-            framing = ResponseFraming.Chunked;
-        }
-        else if (final)
-        {
-            headers.ContentLength = _bodyBytes;
-            framing = ResponseFraming.ContentLength;
-        }
-        else if (!_http10)
+        else if (headers.TransferEncoding.Count != 0 && !_http10)
         {
             headers.TransferEncoding = s_chunked;
             framing = ResponseFraming.Chunked;
         }
         else
         {
-            framing = ResponseFraming.CloseDelimited;
-            KeepAlive = false;
+            // An HTTP/1.0 client does not know chunked (RFC 9112 section 6.1): a Transfer-Encoding the
+            // application set is dropped and the body is framed by its length or by closing the connection.
+            headers.TransferEncoding = default;
+            if (final)
+            {
+                headers.ContentLength = _bodyBytes;
+                framing = ResponseFraming.ContentLength;
+            }
+            else if (!_http10)
+            {
+                headers.TransferEncoding = s_chunked;
+                framing = ResponseFraming.Chunked;
+            }
+            else
+            {
+                framing = ResponseFraming.CloseDelimited;
+                KeepAlive = false;
+            }
         }
 
         if (KeepAlive && HttpConnectionTokens.ContainsClose(headers.Connection))

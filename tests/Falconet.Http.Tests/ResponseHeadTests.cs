@@ -5,7 +5,7 @@ using Shouldly;
 
 namespace Falconet.Http.Tests;
 
-/// <summary>The status line and headers on the wire: a head that cannot be written.</summary>
+/// <summary>The status line and headers on the wire: a head that cannot be written, bodyless statuses, framing per version.</summary>
 public sealed class ResponseHeadTests
 {
     private const string Get = "GET /{0} HTTP/1.1\r\nHost: test\r\n\r\n";
@@ -143,5 +143,145 @@ public sealed class ResponseHeadTests
 
         failure.ShouldNotBeNull();
         startedAfterFailure.ShouldBeFalse();
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task No_content_response_drops_content_length_and_transfer_encoding_set_by_the_handler()
+    {
+        await using TestServer host = await TestServer.StartAsync(OkOr(context =>
+        {
+            context.Response.StatusCode = 204;
+            context.Response.ContentLength = 0;
+            context.Response.Headers.TransferEncoding = "chunked";
+            return default;
+        }));
+        using RawClient client = host.Connect();
+        await client.SendAsync(Request("none") + Request("ok"));
+        RawResponse response = await client.ReadResponseAsync();
+        response.StatusLine.ShouldBe("HTTP/1.1 204 No Content");
+        response.Header("Content-Length").ShouldBeNull();
+        response.Header("Transfer-Encoding").ShouldBeNull();
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("ok");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task No_content_response_that_flushes_has_no_framing_headers_either()
+    {
+        await using TestServer host = await TestServer.StartAsync(OkOr(async context =>
+        {
+            context.Response.StatusCode = 204;
+            await context.Response.FlushAsync();
+        }));
+        using RawClient client = host.Connect();
+        await client.SendAsync(Request("none") + Request("ok"));
+        RawResponse response = await client.ReadResponseAsync();
+        response.StatusCode.ShouldBe(204);
+        response.Header("Content-Length").ShouldBeNull();
+        response.Header("Transfer-Encoding").ShouldBeNull();
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("ok");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Not_modified_keeps_a_content_length_the_handler_set_and_never_computes_one()
+    {
+        await using TestServer host = await TestServer.StartAsync(OkOr(context =>
+        {
+            context.Response.StatusCode = 304;
+            context.Response.Headers.TransferEncoding = "chunked";
+            if (context.Request.PathBytes.SequenceEqual("/declared"u8))
+            {
+                context.Response.ContentLength = 1234;
+            }
+
+            return default;
+        }));
+        using RawClient client = host.Connect();
+        await client.SendAsync(Request("declared") + Request("plain") + Request("ok"));
+        RawResponse declared = await client.ReadResponseAsync();
+        declared.StatusLine.ShouldBe("HTTP/1.1 304 Not Modified");
+        declared.Header("Content-Length").ShouldBe("1234");
+        declared.Header("Transfer-Encoding").ShouldBeNull();
+        RawResponse plain = await client.ReadResponseAsync();
+        plain.StatusCode.ShouldBe(304);
+        plain.Header("Content-Length").ShouldBeNull();
+        plain.Header("Transfer-Encoding").ShouldBeNull();
+
+        // A body sent after either 304 would be read here as the start of the next response.
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("ok");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Head_response_keeps_a_declared_content_length_and_sends_no_body()
+    {
+        await using TestServer host = await TestServer.StartAsync(OkOr(context =>
+        {
+            context.Response.ContentLength = 5000;
+            return default;
+        }));
+        using RawClient client = host.Connect();
+        await client.SendAsync("HEAD /file HTTP/1.1\r\nHost: test\r\n\r\n" + Request("ok"));
+        RawResponse head = await client.ReadResponseAsync(headRequest: true);
+        head.StatusCode.ShouldBe(200);
+        head.Header("Content-Length").ShouldBe("5000");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("ok");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Http10_client_never_gets_chunked_a_buffered_body_gets_its_length()
+    {
+        await using TestServer host = await TestServer.StartAsync(context =>
+        {
+            context.Response.Headers.TransferEncoding = "chunked";
+            context.Response.Write("buffered body"u8);
+            return default;
+        });
+        using RawClient client = host.Connect();
+        for (int i = 0; i < 2; i++)
+        {
+            await client.SendAsync("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+            RawResponse response = await client.ReadResponseAsync();
+            response.Header("Transfer-Encoding").ShouldBeNull();
+            response.Header("Content-Length").ShouldBe("13");
+            response.Header("Connection").ShouldBe("keep-alive");
+            response.BodyText.ShouldBe("buffered body");
+        }
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Http10_client_never_gets_chunked_a_streamed_body_is_delimited_by_the_close()
+    {
+        await using TestServer host = await TestServer.StartAsync(async context =>
+        {
+            context.Response.Headers.TransferEncoding = "chunked";
+            context.Response.Write("streamed "u8);
+            await context.Response.FlushAsync();
+            await context.Response.WriteAsync("body"u8.ToArray());
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+        RawResponse response = await client.ReadResponseAsync();
+        response.Header("Transfer-Encoding").ShouldBeNull();
+        response.Header("Content-Length").ShouldBeNull();
+        response.Header("Connection").ShouldBe("close");
+        response.BodyText.ShouldBe("streamed body");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Declared_content_length_wins_over_a_transfer_encoding_the_handler_also_set()
+    {
+        await using TestServer host = await TestServer.StartAsync(OkOr(async context =>
+        {
+            context.Response.Headers.TransferEncoding = "chunked";
+            context.Response.ContentLength = 5;
+            await context.Response.FlushAsync();
+            await context.Response.WriteAsync("hello"u8.ToArray());
+        }));
+        using RawClient client = host.Connect();
+        await client.SendAsync(Request("both") + Request("ok"));
+        RawResponse response = await client.ReadResponseAsync();
+        response.Header("Transfer-Encoding").ShouldBeNull();
+        response.Header("Content-Length").ShouldBe("5");
+        response.BodyText.ShouldBe("hello");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("ok");
     }
 }
