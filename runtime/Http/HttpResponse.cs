@@ -35,16 +35,20 @@ public sealed partial class HttpResponse
         Body = new ResponseBodyStream(this);
     }
 
-    /// <summary>The status code (200 by default); settable until the response has started.</summary>
+    /// <summary>The status code (200 by default), 200-599; settable until the response has started.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">
+    /// The code is outside 200-599. An informational (1xx) status is never a final status: the server sends
+    /// 100 Continue itself and does not support protocol upgrades (101).
+    /// </exception>
     public int StatusCode
     {
         get => _statusCode;
         set
         {
             ThrowIfStarted();
-            if ((uint)(value - 100) > 499)
+            if ((uint)(value - 200) > 399)
             {
-                throw new ArgumentOutOfRangeException(nameof(value), value, "An HTTP status code is between 100 and 599.");
+                ThrowInvalidStatusCode(value);
             }
 
             _statusCode = value;
@@ -215,6 +219,11 @@ public sealed partial class HttpResponse
     private static void ThrowPastContentLength(long declared, long total)
         => throw new InvalidOperationException(
             $"Writing {total} body bytes would pass the declared Content-Length of {declared} bytes.");
+
+    private static void ThrowInvalidStatusCode(int value)
+        => throw new ArgumentOutOfRangeException(nameof(value), value, value is >= 100 and < 200
+            ? "An informational (1xx) status cannot be a final status: Falconet sends 100 Continue itself and does not support upgrades."
+            : "A final HTTP status code is between 200 and 599.");
 
     private void ThrowIfStarted()
     {

@@ -284,4 +284,49 @@ public sealed class ResponseHeadTests
         response.BodyText.ShouldBe("hello");
         (await client.ReadResponseAsync()).BodyText.ShouldBe("ok");
     }
+
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData(100, "informational")]
+    [InlineData(101, "informational")]
+    [InlineData(199, "informational")]
+    [InlineData(99, "between 200 and 599")]
+    [InlineData(600, "between 200 and 599")]
+    [InlineData(0, "between 200 and 599")]
+    public async Task Status_outside_200_to_599_is_rejected_as_a_final_status(int code, string messagePart)
+    {
+        ArgumentOutOfRangeException? failure = null;
+        int statusAfter = 0;
+        await using TestServer host = await TestServer.StartAsync(context =>
+        {
+            failure = Should.Throw<ArgumentOutOfRangeException>(() => context.Response.StatusCode = code);
+            statusAfter = context.Response.StatusCode;
+            context.Response.Write("fine"u8);
+            return default;
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync(Request("x"));
+        RawResponse response = await client.ReadResponseAsync();
+        response.StatusCode.ShouldBe(200);
+        response.BodyText.ShouldBe("fine");
+        failure.ShouldNotBeNull();
+        failure.Message.ShouldContain(messagePart);
+        failure.ActualValue.ShouldBe(code);
+        statusAfter.ShouldBe(200);
+    }
+
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData(200)]
+    [InlineData(299)]
+    [InlineData(599)]
+    public async Task Status_from_200_to_599_is_sent(int code)
+    {
+        await using TestServer host = await TestServer.StartAsync(context =>
+        {
+            context.Response.StatusCode = code;
+            return default;
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync(Request("x"));
+        (await client.ReadResponseAsync()).StatusCode.ShouldBe(code);
+    }
 }
