@@ -160,6 +160,52 @@ public sealed class BlockChain : IBufferWriter<byte>, IDisposable
         _pool.Return(block);
     }
 
+    /// <summary>
+    /// Drops every byte appended after the first <paramref name="length"/> buffered bytes and returns the blocks
+    /// that held only those to the pool: undoes appends that must not be sent (a response head that failed
+    /// halfway). The bytes before <paramref name="length"/> and their blocks are not touched, so a send of
+    /// them that is in flight is safe.
+    /// </summary>
+    internal void TruncateTo(long length)
+    {
+        if ((ulong)length > (ulong)_length)
+        {
+            throw new ArgumentOutOfRangeException(nameof(length), "The chain holds fewer bytes.");
+        }
+
+        MemoryBlock? block = _head;
+        if (length == _length || block is null)
+        {
+            return;
+        }
+
+        long remaining = length;
+        while (remaining > block.Length)
+        {
+            remaining -= block.Length;
+            block = block.NextBlock!;
+        }
+
+        block.End = block.Start + (int)remaining;
+        if (block.Start == block.End)
+        {
+            // Only the head can end up empty (length 0): rewound like an empty tail after Consume.
+            block.Start = 0;
+            block.End = 0;
+        }
+
+        MemoryBlock? dropped = block.NextBlock;
+        block.NextBlock = null;
+        _tail = block;
+        _length = length;
+        while (dropped is not null)
+        {
+            MemoryBlock? next = dropped.NextBlock;
+            _pool.Return(dropped);
+            dropped = next;
+        }
+    }
+
     /// <summary>Returns every block to the pool and leaves the chain empty and reusable.</summary>
     public void Dispose()
     {

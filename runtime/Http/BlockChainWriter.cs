@@ -72,6 +72,9 @@ internal sealed class BlockChainWriter : IBufferWriter<byte>, IDisposable
 
     public Span<byte> GetSpan(int sizeHint = 0) => GetMemory(sizeHint).Span;
 
+    /// <summary>Forgets memory handed out and not advanced, so that an Advance after a rollback cannot copy stale bytes from it.</summary>
+    public void DiscardPendingMemory() => _oversizeHandedOut = false;
+
     /// <summary>Copies <paramref name="data"/> into the chain, block after block.</summary>
     public void Write(ReadOnlySpan<byte> data)
     {

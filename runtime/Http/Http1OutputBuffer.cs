@@ -67,6 +67,16 @@ internal sealed class Http1OutputBuffer : IDisposable
         TrackPeak();
     }
 
+    /// <summary>
+    /// Drops what was written after <see cref="Buffered"/> was <paramref name="length"/> (bytes that must not be
+    /// sent, such as a response head that failed halfway); the bytes before it, which a send may hold, stay.
+    /// </summary>
+    public void RollBackTo(long length)
+    {
+        _writer.DiscardPendingMemory();
+        _chain.TruncateTo(length);
+    }
+
     /// <summary>Sends everything buffered in one gathered call; completes synchronously when nothing is buffered.</summary>
     public ValueTask FlushAsync(CancellationToken cancellationToken = default)
     {

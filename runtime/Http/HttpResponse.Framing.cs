@@ -22,7 +22,9 @@ public sealed partial class HttpResponse
         _statusCode = 200;
         _state = ResponseState.NotStarted;
         _framing = ResponseFraming.None;
+        _declaredLength = null;
         _bodyBytes = 0;
+        AllowSynchronousWrites = false;
         _isHead = isHead;
         _http10 = http10;
         KeepAlive = keepAlive;
@@ -53,10 +55,10 @@ public sealed partial class HttpResponse
             {
                 _output.Write(ChunkedResponseEncoder.LastChunk);
             }
-            else if (_framing == ResponseFraming.ContentLength && !_isHead && _bodyBytes != Headers.ContentLength)
+            else if (_framing == ResponseFraming.ContentLength && !_isHead && _bodyBytes != _declaredLength)
             {
                 throw new InvalidOperationException(
-                    $"The handler wrote {_bodyBytes} body bytes but declared Content-Length {Headers.ContentLength}.");
+                    $"The handler wrote {_bodyBytes} body bytes but declared Content-Length {_declaredLength}.");
             }
         }
 
@@ -82,8 +84,51 @@ public sealed partial class HttpResponse
         return true;
     }
 
-    /// <summary>Writes the status line and headers into the output, then the body buffered so far.</summary>
+    /// <summary>
+    /// Writes the status line and headers into the output, then the body buffered so far. All or nothing: when
+    /// the head cannot be written (a header value with CR or LF, say), its bytes are taken back out of the
+    /// output and the headers the framing decision changed are restored, so the response has not started and
+    /// the connection can still answer it with a clean error status.
+    /// </summary>
     private void Start(bool final)
+    {
+        ResponseHeaders headers = Headers;
+        StringValues server = headers.Server;
+        StringValues date = headers.Date;
+        StringValues transferEncoding = headers.TransferEncoding;
+        StringValues connection = headers.Connection;
+        long? contentLength = headers.ContentLength;
+        bool keepAlive = KeepAlive;
+        long mark = _output.Buffered;
+        ResponseFraming framing;
+        try
+        {
+            framing = PrepareHead(final);
+            _output.Write(HttpStatusLines.Get(_statusCode));
+            BlockChainWriter writer = _output.Writer;
+            headers.CopyTo(ref writer);
+            _output.Write("\r\n\r\n"u8);
+        }
+        catch
+        {
+            _output.RollBackTo(mark);
+            headers.Server = server;
+            headers.Date = date;
+            headers.TransferEncoding = transferEncoding;
+            headers.Connection = connection;
+            headers.ContentLength = contentLength;
+            KeepAlive = keepAlive;
+            throw;
+        }
+
+        _framing = framing;
+        _declaredLength = framing == ResponseFraming.ContentLength ? headers.ContentLength : null;
+        _state = ResponseState.Started;
+        CommitStaged();
+    }
+
+    /// <summary>Adds the default headers and decides the body framing, setting the framing and Connection headers to match.</summary>
+    private ResponseFraming PrepareHead(bool final)
     {
         ResponseHeaders headers = Headers;
         if (headers.Server.Count == 0)
@@ -96,33 +141,52 @@ public sealed partial class HttpResponse
             headers.Date = DateHeaderValues.Value;
         }
 
+        ResponseFraming framing;
         if (HttpStatusLines.IsBodyless(_statusCode))
         {
-            _framing = ResponseFraming.None;
+            // RFC 9110 section 8.6 and RFC 9112 section 6.1: no Content-Length or Transfer-Encoding in a 1xx or
+            // 204 response. A 304 keeps a Content-Length the application set: it announces the length of the
+            // representation a 200 would carry (RFC 9110 section 15.4.5), not a body of this response, so it is
+            // never computed. Transfer-Encoding is dropped there too, since this response has no body to frame.
+            framing = ResponseFraming.None;
+            headers.TransferEncoding = default;
+            if (_statusCode != 304)
+            {
+                headers.ContentLength = null;
+            }
         }
         else if (headers.ContentLength is not null)
         {
-            _framing = ResponseFraming.ContentLength;
+            // A declared length wins over a Transfer-Encoding the application also set: a message never
+            // carries both (RFC 9112 section 6.1).
+            framing = ResponseFraming.ContentLength;
+            headers.TransferEncoding = default;
         }
-        else if (headers.TransferEncoding.Count != 0)
+        else if (headers.TransferEncoding.Count != 0 && !_http10)
         {
             headers.TransferEncoding = s_chunked;
-            _framing = ResponseFraming.Chunked;
-        }
-        else if (final)
-        {
-            headers.ContentLength = _bodyBytes;
-            _framing = ResponseFraming.ContentLength;
-        }
-        else if (!_http10)
-        {
-            headers.TransferEncoding = s_chunked;
-            _framing = ResponseFraming.Chunked;
+            framing = ResponseFraming.Chunked;
         }
         else
         {
-            _framing = ResponseFraming.CloseDelimited;
-            KeepAlive = false;
+            // An HTTP/1.0 client does not know chunked (RFC 9112 section 6.1): a Transfer-Encoding the
+            // application set is dropped and the body is framed by its length or by closing the connection.
+            headers.TransferEncoding = default;
+            if (final)
+            {
+                headers.ContentLength = _bodyBytes;
+                framing = ResponseFraming.ContentLength;
+            }
+            else if (!_http10)
+            {
+                headers.TransferEncoding = s_chunked;
+                framing = ResponseFraming.Chunked;
+            }
+            else
+            {
+                framing = ResponseFraming.CloseDelimited;
+                KeepAlive = false;
+            }
         }
 
         if (KeepAlive && HttpConnectionTokens.ContainsClose(headers.Connection))
@@ -139,12 +203,7 @@ public sealed partial class HttpResponse
             headers.Connection = s_keepAlive;
         }
 
-        _output.Write(HttpStatusLines.Get(_statusCode));
-        BlockChainWriter writer = _output.Writer;
-        headers.CopyTo(ref writer);
-        _output.Write("\r\n\r\n"u8);
-        _state = ResponseState.Started;
-        CommitStaged();
+        return framing;
     }
 
     /// <summary>Moves the staged body bytes into the output, as one chunk when chunked.</summary>

@@ -20,6 +20,7 @@ public sealed partial class HttpResponse
     private int _statusCode = 200;
     private ResponseState _state;
     private ResponseFraming _framing;
+    private long? _declaredLength;
     private long _bodyBytes;
     private bool _isHead;
     private bool _http10;
@@ -34,21 +35,34 @@ public sealed partial class HttpResponse
         Body = new ResponseBodyStream(this);
     }
 
-    /// <summary>The status code (200 by default); settable until the response has started.</summary>
+    /// <summary>The status code (200 by default), 200-599; settable until the response has started.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">
+    /// The code is outside 200-599. An informational (1xx) status is never a final status: the server sends
+    /// 100 Continue itself and does not support protocol upgrades (101).
+    /// </exception>
     public int StatusCode
     {
         get => _statusCode;
         set
         {
             ThrowIfStarted();
-            if ((uint)(value - 100) > 499)
+            if ((uint)(value - 200) > 399)
             {
-                throw new ArgumentOutOfRangeException(nameof(value), value, "An HTTP status code is between 100 and 599.");
+                ThrowInvalidStatusCode(value);
             }
 
             _statusCode = value;
         }
     }
+
+    /// <summary>
+    /// Whether the synchronous <see cref="Stream.Write(byte[], int, int)"/>, <see cref="Stream.WriteByte"/> and
+    /// <see cref="Stream.Flush"/> of <see cref="Body"/> are allowed (false by default, reset for every request).
+    /// When false they throw <see cref="NotSupportedException"/>. When true they buffer like <see cref="Write"/>
+    /// and never wait: the write-behind bound does not apply to them, since a synchronous call cannot wait for
+    /// the socket without blocking the I/O thread the handler runs on.
+    /// </summary>
+    public bool AllowSynchronousWrites { get; set; }
 
     /// <summary>The response headers (generated collection); changes after the response has started are not sent.</summary>
     public ResponseHeaders Headers { get; }
@@ -66,19 +80,21 @@ public sealed partial class HttpResponse
     /// <summary>Body bytes the application has written so far.</summary>
     public long BytesWritten => _bodyBytes;
 
-    /// <summary>A buffer writer over the body (e.g. for Utf8JsonWriter); call its FlushAsync or the handler's return to send.</summary>
+    /// <summary>A buffer writer over the body (e.g. for Utf8JsonWriter); Advance never waits, its WaitAsync and FlushAsync apply the write-behind bound.</summary>
     public ResponseBodyWriter BodyWriter { get; }
 
-    /// <summary>The body as a write-only <see cref="System.IO.Stream"/> (one object per connection).</summary>
+    /// <summary>The body as a write-only <see cref="System.IO.Stream"/> (one object per connection); synchronous writes need <see cref="AllowSynchronousWrites"/>.</summary>
     public Stream Body { get; }
 
     /// <summary>True when the connection stays open after this response.</summary>
     internal bool KeepAlive { get; set; }
 
     /// <summary>
-    /// Appends body bytes. Completes at once: the bytes are buffered, and sent when the handler completes, when
-    /// it flushes, or by the next <see cref="WriteAsync"/> once buffered output passes the write-behind bound.
+    /// Appends body bytes. Completes at once and never waits: the bytes are buffered, and sent when the handler
+    /// completes, when it flushes, or by the next <see cref="WriteAsync"/> once buffered output passes the
+    /// write-behind bound. A body written only with this method is buffered whole.
     /// </summary>
+    /// <exception cref="InvalidOperationException">The bytes would pass the declared Content-Length (nothing is written), the status has no body, or a head that starts here cannot be written.</exception>
     public void Write(ReadOnlySpan<byte> data)
     {
         if (data.IsEmpty)
@@ -188,14 +204,26 @@ public sealed partial class HttpResponse
             throw new InvalidOperationException($"A response with status {_statusCode} has no body.");
         }
 
+        // Checked before the bytes are buffered anywhere, whether or not the head is out: nothing past the
+        // declared length may reach the wire, where it would be read as the start of the next response.
         long total = _bodyBytes + count;
-        if (_state != ResponseState.NotStarted && _framing == ResponseFraming.ContentLength && total > Headers.ContentLength)
+        long? declared = _state == ResponseState.NotStarted ? Headers.ContentLength : _declaredLength;
+        if (total > declared)
         {
-            throw new InvalidOperationException($"The body passes the declared Content-Length of {Headers.ContentLength} bytes.");
+            ThrowPastContentLength(declared.GetValueOrDefault(), total);
         }
 
         _bodyBytes = total;
     }
+
+    private static void ThrowPastContentLength(long declared, long total)
+        => throw new InvalidOperationException(
+            $"Writing {total} body bytes would pass the declared Content-Length of {declared} bytes.");
+
+    private static void ThrowInvalidStatusCode(int value)
+        => throw new ArgumentOutOfRangeException(nameof(value), value, value is >= 100 and < 200
+            ? "An informational (1xx) status cannot be a final status: Falconet sends 100 Continue itself and does not support upgrades."
+            : "A final HTTP status code is between 200 and 599.");
 
     private void ThrowIfStarted()
     {

@@ -1,6 +1,7 @@
 using System;
 using System.Net;
 using System.Net.Http;
+using System.Security.Cryptography;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
@@ -111,18 +112,42 @@ public sealed class ResponseBodyTests
         response.BodyText.ShouldBe("abcde" + new string('z', 10_000));
     }
 
-    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
-    public async Task Large_response_to_a_slow_reader_completes_with_bounded_server_buffering()
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData("WriteAsync")]
+    [InlineData("Body.WriteAsync")]
+    [InlineData("BodyWriter.WaitAsync")]
+    public async Task Large_response_to_a_slow_reader_arrives_whole_with_bounded_server_buffering(string path)
     {
         const int Size = 8 * 1024 * 1024;
         const int Piece = 32 * 1024;
-        byte[] piece = BodyHashing.RandomBytes(Piece, 11);
+        byte[] body = BodyHashing.RandomBytes(Size, 11);
         await using TestServer host = await TestServer.StartAsync(async context =>
         {
-            context.Response.ContentLength = Size;
-            for (int written = 0; written < Size; written += Piece)
+            HttpResponse response = context.Response;
+            response.ContentLength = Size;
+            for (int offset = 0; offset < Size; offset += Piece)
             {
-                await context.Response.WriteAsync(piece);
+                ReadOnlyMemory<byte> piece = body.AsMemory(offset, Piece);
+                switch (path)
+                {
+                    case "WriteAsync":
+                        await response.WriteAsync(piece);
+                        break;
+                    case "Body.WriteAsync":
+                        await response.Body.WriteAsync(piece);
+                        break;
+                    default:
+                        // In pieces of at most a block, as a serializer writing into the buffer writer would.
+                        for (int at = 0; at < Piece; at += 4096)
+                        {
+                            Span<byte> span = response.BodyWriter.GetSpan(4096);
+                            piece.Span.Slice(at, 4096).CopyTo(span);
+                            response.BodyWriter.Advance(4096);
+                        }
+
+                        await response.BodyWriter.WaitAsync();
+                        break;
+                }
             }
         });
         using RawClient client = RawClient.Connect(host.EndPoint, receiveBufferSize: 32 * 1024);
@@ -133,17 +158,20 @@ public sealed class ResponseBodyTests
         {
         }
 
+        // Every byte is hashed: a lost, repeated or reordered piece anywhere in the body fails the comparison.
+        using var hash = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
         long received = 0;
         while (received < Size)
         {
             int take = (int)Math.Min(256 * 1024, Size - received);
             byte[] part = await client.ReadExactAsync(take);
-            part.AsSpan(0, Math.Min(Piece, take)).SequenceEqual(piece.AsSpan(0, Math.Min(Piece, take))).ShouldBeTrue();
+            hash.AppendData(part);
             received += take;
             await Task.Delay(5);
         }
 
         received.ShouldBe(Size);
+        Convert.ToHexString(hash.GetHashAndReset()).ShouldBe(BodyHashing.Sha256Hex(body));
         client.Dispose();
         await host.Server.StopAsync().WaitAsync(TestTimeouts.Operation);
 
@@ -203,5 +231,200 @@ public sealed class ResponseBodyTests
         response.StatusCode.ShouldBe(HttpStatusCode.OK);
         response.Headers.GetValues("X-Custom").ShouldBe(new[] { "one" });
         failure.ShouldNotBeNull();
+    }
+
+    /// <summary>Writes <paramref name="data"/> through one of the response's write paths.</summary>
+    private static async Task WriteThroughAsync(HttpResponse response, string path, byte[] data)
+    {
+        switch (path)
+        {
+            case "Write":
+                response.Write(data);
+                break;
+            case "WriteAsync":
+                await response.WriteAsync(data);
+                break;
+            case "BodyWriter.Advance":
+                data.CopyTo(response.BodyWriter.GetSpan(data.Length));
+                response.BodyWriter.Advance(data.Length);
+                break;
+            case "Body.Write":
+                response.AllowSynchronousWrites = true;
+                response.Body.Write(data, 0, data.Length);
+                break;
+            case "Body.WriteAsync":
+                await response.Body.WriteAsync(data);
+                break;
+            default:
+                throw new ArgumentOutOfRangeException(nameof(path), path, null);
+        }
+    }
+
+    public static TheoryData<string, bool> WritePaths()
+    {
+        var data = new TheoryData<string, bool>();
+        foreach (string path in new[] { "Write", "WriteAsync", "BodyWriter.Advance", "Body.Write", "Body.WriteAsync" })
+        {
+            data.Add(path, false);
+            data.Add(path, true);
+        }
+
+        return data;
+    }
+
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [MemberData(nameof(WritePaths))]
+    public async Task Write_past_the_declared_content_length_throws_before_any_byte_is_sent(string path, bool startedFirst)
+    {
+        Exception? failure = null;
+        long writtenAfterFailure = -1;
+        await using TestServer host = await TestServer.StartAsync(async context =>
+        {
+            HttpResponse response = context.Response;
+            if (context.Request.PathBytes.SequenceEqual("/ok"u8))
+            {
+                response.Write("ok"u8);
+                return;
+            }
+
+            response.ContentLength = 5;
+            await WriteThroughAsync(response, path, "HE"u8.ToArray());
+            if (startedFirst)
+            {
+                await response.FlushAsync();
+            }
+
+            failure = await Should.ThrowAsync<InvalidOperationException>(() => WriteThroughAsync(response, path, "LLO!"u8.ToArray()));
+            writtenAfterFailure = response.BytesWritten;
+            await WriteThroughAsync(response, path, "LLO"u8.ToArray());
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET /five HTTP/1.1\r\nHost: test\r\n\r\nGET /ok HTTP/1.1\r\nHost: test\r\n\r\n");
+        RawResponse response = await client.ReadResponseAsync();
+        response.StatusCode.ShouldBe(200);
+        response.Header("Content-Length").ShouldBe("5");
+        response.BodyText.ShouldBe("HELLO");
+
+        // Had "LLO!" gone out, this response would start with "!".
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("ok");
+        failure.ShouldNotBeNull();
+        failure.Message.ShouldContain("Content-Length of 5");
+        writtenAfterFailure.ShouldBe(2);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Changing_content_length_after_the_start_does_not_move_the_limit_that_was_sent()
+    {
+        Exception? failure = null;
+        await using TestServer host = await TestServer.StartAsync(async context =>
+        {
+            HttpResponse response = context.Response;
+            if (context.Request.PathBytes.SequenceEqual("/ok"u8))
+            {
+                response.Write("ok"u8);
+                return;
+            }
+
+            response.ContentLength = 5;
+            response.Write("HE"u8);
+            await response.FlushAsync();
+            response.ContentLength = 100;
+            failure = Should.Throw<InvalidOperationException>(() => response.Write("LLO!"u8));
+            response.Write("LLO"u8);
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET /five HTTP/1.1\r\nHost: test\r\n\r\nGET /ok HTTP/1.1\r\nHost: test\r\n\r\n");
+        RawResponse response = await client.ReadResponseAsync();
+        response.Header("Content-Length").ShouldBe("5");
+        response.BodyText.ShouldBe("HELLO");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("ok");
+        failure.ShouldNotBeNull();
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Large_write_past_the_declared_content_length_before_the_start_is_answered_500()
+    {
+        await using TestServer host = await TestServer.StartAsync(async context =>
+        {
+            if (context.Request.PathBytes.SequenceEqual("/ok"u8))
+            {
+                context.Response.Write("ok"u8);
+                return;
+            }
+
+            context.Response.ContentLength = 10;
+            await context.Response.WriteAsync(new byte[100_000]);
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET /big HTTP/1.1\r\nHost: test\r\n\r\nGET /ok HTTP/1.1\r\nHost: test\r\n\r\n");
+        RawResponse failed = await client.ReadResponseAsync();
+        failed.StatusCode.ShouldBe(500);
+        failed.Header("Content-Length").ShouldBe("0");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("ok");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Synchronous_stream_writes_and_flush_throw_unless_allowed()
+    {
+        var failures = new System.Collections.Generic.List<Exception>();
+        await using TestServer host = await TestServer.StartAsync(context =>
+        {
+            System.IO.Stream body = context.Response.Body;
+            failures.Add(Should.Throw<NotSupportedException>(() => body.Write("a"u8.ToArray(), 0, 1)));
+            failures.Add(Should.Throw<NotSupportedException>(() => body.Write("a"u8)));
+            failures.Add(Should.Throw<NotSupportedException>(() => body.WriteByte((byte)'a')));
+            failures.Add(Should.Throw<NotSupportedException>(() => body.Flush()));
+            context.Response.BytesWritten.ShouldBe(0);
+            context.Response.Write("nothing else"u8);
+            return default;
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("nothing else");
+        failures.Count.ShouldBe(4);
+        failures[0].Message.ShouldContain("AllowSynchronousWrites");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Allowed_synchronous_stream_writes_buffer_and_flush_keeps_the_computed_length_for_this_request_only()
+    {
+        var allowedAtStart = new System.Collections.Generic.List<bool>();
+        await using TestServer host = await TestServer.StartAsync(context =>
+        {
+            HttpResponse response = context.Response;
+            allowedAtStart.Add(response.AllowSynchronousWrites);
+            response.AllowSynchronousWrites = true;
+            response.Body.Write("sync "u8.ToArray(), 0, 5);
+            response.Body.Write("stream "u8);
+            response.Body.WriteByte((byte)'!');
+            response.Body.Flush();
+            response.HasStarted.ShouldBeFalse();
+            return default;
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\nGET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        for (int i = 0; i < 2; i++)
+        {
+            RawResponse response = await client.ReadResponseAsync();
+            response.Chunked.ShouldBeFalse();
+            response.Header("Content-Length").ShouldBe("13");
+            response.BodyText.ShouldBe("sync stream !");
+        }
+
+        allowedAtStart.ShouldBe(new[] { false, false });
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Stream_BeginWrite_writes_asynchronously_without_allowing_synchronous_writes()
+    {
+        await using TestServer host = await TestServer.StartAsync(async context =>
+        {
+            System.IO.Stream body = context.Response.Body;
+            byte[] data = "begin/end"u8.ToArray();
+            await Task.Factory.FromAsync(body.BeginWrite, body.EndWrite, data, 0, data.Length, null);
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("begin/end");
     }
 }

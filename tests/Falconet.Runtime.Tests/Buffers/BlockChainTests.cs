@@ -135,6 +135,54 @@ public sealed class BlockChainTests
         Assert.Equal(0, chain.Length);
     });
 
+    [Fact(Timeout = Timeout)]
+    public Task TruncateTo_drops_later_bytes_returns_their_blocks_and_later_writes_continue_there() => SlabMemoryPoolTests.OnOwnThread(() =>
+    {
+        using var pool = new SlabMemoryPool("chain-truncate");
+        using var chain = new BlockChain(pool);
+        byte[] kept = Pattern(5_000);
+        chain.Write(kept);
+        chain.Consume(chain.GetSequence().GetPosition(1_000)); // the head starts inside its block
+        chain.Write(Pattern(9_000));
+        Assert.Equal(4, pool.BlocksOutstanding);
+
+        chain.TruncateTo(4_000);
+
+        Assert.Equal(4_000, chain.Length);
+        Assert.Equal(2, pool.BlocksOutstanding);
+        Assert.Equal(kept.AsSpan(1_000).ToArray(), chain.GetSequence().ToArray());
+
+        chain.Write("next"u8);
+        Assert.Equal(2, pool.BlocksOutstanding); // into the free space of the block the cut ended in
+        Assert.Equal("next"u8.ToArray(), chain.GetSequence().Slice(4_000).ToArray());
+    });
+
+    [Fact(Timeout = Timeout)]
+    public Task TruncateTo_at_a_block_end_keeps_that_block_and_to_zero_keeps_one_rewound_block() => SlabMemoryPoolTests.OnOwnThread(() =>
+    {
+        using var pool = new SlabMemoryPool("chain-truncate-edges");
+        using var chain = new BlockChain(pool);
+        byte[] data = Pattern(3 * SlabMemoryPool.BlockSize);
+        chain.Write(data);
+
+        chain.TruncateTo(chain.Length); // nothing to drop
+        Assert.Equal(3, pool.BlocksOutstanding);
+
+        chain.TruncateTo(SlabMemoryPool.BlockSize);
+        Assert.Equal(1, pool.BlocksOutstanding);
+        Assert.Equal(data.AsSpan(0, SlabMemoryPool.BlockSize).ToArray(), chain.GetSequence().ToArray());
+
+        chain.Consume(chain.GetSequence().GetPosition(10));
+        chain.TruncateTo(0);
+        Assert.Equal(0, chain.Length);
+        Assert.True(chain.GetSequence().IsEmpty);
+        Assert.Equal(1, pool.BlocksOutstanding);
+        Assert.Equal(SlabMemoryPool.BlockSize, chain.GetWritableMemory().Length);
+
+        Assert.Throws<ArgumentOutOfRangeException>(() => chain.TruncateTo(1));
+        Assert.Throws<ArgumentOutOfRangeException>(() => chain.TruncateTo(-1));
+    });
+
     private static byte[] Pattern(int length)
     {
         var data = new byte[length];
