@@ -129,7 +129,8 @@ namespace Falconet.Http
             value ??= string.Empty;
             if (!IsValidFieldValue(value))
             {
-                throw new global::System.InvalidOperationException("A response header value contains a character that cannot be written.");
+                // The prefix is "\r\nName: ": the name is decoded only to say which header failed.
+                throw new global::System.InvalidOperationException("The value of response header '" + global::System.Text.Encoding.ASCII.GetString(prefix.Slice(2, prefix.Length - 4)) + "' contains a character that cannot be written.");
             }
 
             int length = prefix.Length + value.Length;

@@ -126,7 +126,8 @@ public sealed class ResponseHeadersCollectionTests
         var headers = new ResponseHeaders { Location = "/a\r\nX-Injected: 1" };
         var writer = new ArrayBufferWriter<byte>();
 
-        Assert.Throws<InvalidOperationException>(() => headers.CopyTo(ref writer));
+        var failure = Assert.Throws<InvalidOperationException>(() => headers.CopyTo(ref writer));
+        Assert.Contains("'Location'", failure.Message, StringComparison.Ordinal);
     }
 
     private static string Write(ResponseHeaders headers)
