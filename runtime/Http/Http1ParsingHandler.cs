@@ -4,7 +4,8 @@ namespace Falconet.Http;
 
 /// <summary>
 /// The struct handler the parser is specialized for: the request line goes into the connection's request
-/// object, each header into the generated <see cref="RequestHeaders"/> (an invalid typed value rejects the request).
+/// object, each header into the generated <see cref="RequestHeaders"/> (an invalid typed value rejects the request),
+/// and the complete section must pass <see cref="RequestHeaderChecks"/> (Host, Expect).
 /// </summary>
 internal readonly struct Http1ParsingHandler : IHttpRequestLineHandler, IHttpHeadersHandler
 {
@@ -26,7 +27,6 @@ internal readonly struct Http1ParsingHandler : IHttpRequestLineHandler, IHttpHea
 
     public bool OnHeader(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value) => _headers.TryAppend(name, value);
 
-    public void OnHeadersComplete()
-    {
-    }
+    // Thrown here, a rejection reaches the connection like a parse error: answered with its status, then the connection closes.
+    public void OnHeadersComplete() => RequestHeaderChecks.Check(_headers, _request.Version);
 }

@@ -14,6 +14,7 @@ public sealed class HttpRequest
 
     private byte[] _target = new byte[InitialTargetCapacity];
     private int _targetLength;
+    private int _authorityStart;
     private int _pathStart;
     private int _pathLength;
     private int _queryIndex;
@@ -24,6 +25,8 @@ public sealed class HttpRequest
     private bool _pathCurrent;
     private string? _query;
     private bool _queryCurrent;
+    private string? _authority;
+    private bool _authorityCurrent;
 
     internal HttpRequest(RequestHeaders headers, RequestBodyReader bodyReader)
     {
@@ -115,6 +118,32 @@ public sealed class HttpRequest
         }
     }
 
+    /// <summary>
+    /// The host the request is for, with its port when one was sent: the authority of an absolute-form or CONNECT
+    /// target, which wins over the Host header (RFC 9112 section 3.2.2); otherwise the Host header, "" when it is
+    /// empty or (HTTP/1.0 only) absent. Made on first use per request for a target authority; the header's own string otherwise.
+    /// </summary>
+    public string Host
+    {
+        get
+        {
+            if (TargetForm is RequestTargetForm.Origin or RequestTargetForm.Asterisk)
+            {
+                // Validated when the header section completed: at most one value.
+                return Headers.Host.ToString();
+            }
+
+            if (!_authorityCurrent)
+            {
+                int end = TargetForm == RequestTargetForm.Authority ? _targetLength : _pathStart;
+                _authority = Materialize(_target.AsSpan(_authorityStart, end - _authorityStart), _authority);
+                _authorityCurrent = true;
+            }
+
+            return _authority!;
+        }
+    }
+
     /// <summary>The request headers (generated collection, reused across requests of the connection).</summary>
     public RequestHeaders Headers { get; }
 
@@ -159,18 +188,20 @@ public sealed class HttpRequest
         _targetLength = target.Length;
         _queryIndex = queryIndex;
         int pathEnd = queryIndex < 0 ? target.Length : queryIndex;
-        _pathStart = form == RequestTargetForm.Absolute ? FindAbsolutePathStart(target[..pathEnd]) : 0;
+        _authorityStart = 0;
+        _pathStart = form == RequestTargetForm.Absolute ? FindAbsolutePathStart(target[..pathEnd], out _authorityStart) : 0;
         _pathLength = pathEnd - _pathStart;
         _pathCurrent = false;
         _queryCurrent = false;
+        _authorityCurrent = false;
         BodyKind = RequestBodyKind.None;
     }
 
-    // "http://host:port/path": the path starts at the first '/' after "://"; a bare authority has an empty path.
-    private static int FindAbsolutePathStart(ReadOnlySpan<byte> target)
+    // "http://host:port/path": the authority follows "://" and the path starts at the next '/'; a bare authority has an empty path.
+    private static int FindAbsolutePathStart(ReadOnlySpan<byte> target, out int authorityStart)
     {
         int scheme = target.IndexOf("://"u8);
-        int authorityStart = scheme < 0 ? 0 : scheme + 3;
+        authorityStart = scheme < 0 ? 0 : scheme + 3;
         int slash = target[authorityStart..].IndexOf((byte)'/');
         return slash < 0 ? target.Length : authorityStart + slash;
     }

@@ -1,10 +1,10 @@
 using System;
 using System.Buffers;
-using System.IO;
 using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Buffers;
+using Falconet.Transport;
 
 namespace Falconet.Http;
 
@@ -42,7 +42,7 @@ public sealed class RequestBodyReader
     /// <summary>True when the request asked for 100 Continue and the interim response was sent.</summary>
     public bool ContinueSent { get; private set; }
 
-    /// <summary>The error that made the body unreadable (malformed chunk, too large); the connection closes after it.</summary>
+    /// <summary>The error that made the body unreadable (malformed chunk, too large, cut short by the peer); the connection closes after it.</summary>
     internal BadHttpRequestException? Fault { get; private set; }
 
     /// <summary>True when the body ended early because the peer closed the connection.</summary>
@@ -67,8 +67,8 @@ public sealed class RequestBodyReader
     /// Reads up to <paramref name="destination"/>.Length body bytes; 0 means the body is complete. Completes
     /// synchronously when the bytes are already buffered.
     /// </summary>
-    /// <exception cref="BadHttpRequestException">The chunked framing is malformed (400) or the body is too large (413).</exception>
-    /// <exception cref="IOException">The client closed the connection before the body was complete.</exception>
+    /// <exception cref="BadHttpRequestException">The chunked framing is malformed (400), the body is too large (413), or the
+    /// client closed the connection before the body was complete (400).</exception>
     public ValueTask<int> ReadAsync(Memory<byte> destination, CancellationToken cancellationToken = default)
     {
         if (Fault is not null)
@@ -115,13 +115,34 @@ public sealed class RequestBodyReader
                 return read;
             }
 
-            int received = await _input.ReceiveAsync(cancellationToken).ConfigureAwait(false);
+            int received;
+            try
+            {
+                received = await _input.ReceiveAsync(cancellationToken).ConfigureAwait(false);
+            }
+            catch (ConnectionResetException exception)
+            {
+                throw Truncate(exception);
+            }
+
             if (received == 0)
             {
-                Truncated = true;
-                throw new IOException("The client closed the connection before the request body was complete.");
+                throw Truncate(null);
             }
         }
+    }
+
+    /// <summary>
+    /// Records that the peer closed (or reset) the connection before the body was complete. The request is malformed
+    /// rather than the application failing, so the error is a 400 that the connection logs as a bad request; every
+    /// later read throws it again.
+    /// </summary>
+    private BadHttpRequestException Truncate(Exception? innerException)
+    {
+        Truncated = true;
+        const string Message = "Unexpected end of request body.";
+        Fault = innerException is null ? new BadHttpRequestException(Message) : new BadHttpRequestException(Message, innerException);
+        return Fault;
     }
 
     /// <summary>Copies or decodes body bytes already received; never waits.</summary>

@@ -1,4 +1,5 @@
 using System;
+using System.Buffers;
 using System.Text.Json;
 using System.Threading.Tasks;
 using Falconet.Http;
@@ -6,11 +7,12 @@ using Microsoft.Extensions.Primitives;
 
 namespace Falconet.Samples.Plaintext;
 
-/// <summary>The TechEmpower plaintext and JSON endpoints: /plaintext, /json, and 404 for anything else.</summary>
+/// <summary>The TechEmpower plaintext and JSON endpoints: /plaintext, /json (GET and HEAD, 405 for other methods), and 404 for anything else.</summary>
 internal sealed class PlaintextApplication : IHttpApplication
 {
     private static readonly StringValues s_textPlain = new("text/plain");
     private static readonly StringValues s_applicationJson = new("application/json");
+    private static readonly StringValues s_getHead = new("GET, HEAD");
 
     // One writer per thread: a handler that completes synchronously never shares it, and Reset reuses it.
     [ThreadStatic]
@@ -22,38 +24,63 @@ internal sealed class PlaintextApplication : IHttpApplication
     {
         ReadOnlySpan<byte> path = context.Request.PathBytes;
         HttpResponse response = context.Response;
-        if (path.SequenceEqual("/plaintext"u8))
+        bool plaintext = path.SequenceEqual("/plaintext"u8);
+        if (!plaintext && !path.SequenceEqual("/json"u8))
+        {
+            response.StatusCode = 404;
+        }
+        else if (context.Request.Method is not (KnownMethod.Get or KnownMethod.Head))
+        {
+            // RFC 9110 section 15.5.6: a 405 lists the methods the resource supports. HEAD is answered like GET;
+            // the server leaves its body out.
+            response.StatusCode = 405;
+            response.Headers.Allow = s_getHead;
+        }
+        else if (plaintext)
         {
             response.Headers.ContentType = s_textPlain;
             response.Write(HelloWorld);
         }
-        else if (path.SequenceEqual("/json"u8))
-        {
-            response.Headers.ContentType = s_applicationJson;
-            WriteJson(response);
-        }
         else
         {
-            response.StatusCode = 404;
+            response.Headers.ContentType = s_applicationJson;
+            WriteJson(response.BodyWriter);
         }
 
         return default;
     }
 
-    private static void WriteJson(HttpResponse response)
+    /// <summary>Serializes the /json message into <paramref name="output"/> with this thread's writer.</summary>
+    internal static void WriteJson(IBufferWriter<byte> output)
     {
         Utf8JsonWriter? writer = t_jsonWriter;
         if (writer is null)
         {
-            writer = new Utf8JsonWriter(response.BodyWriter, new JsonWriterOptions { SkipValidation = true });
+            writer = new Utf8JsonWriter(output, new JsonWriterOptions { SkipValidation = true });
             t_jsonWriter = writer;
         }
         else
         {
-            writer.Reset(response.BodyWriter);
+            writer.Reset(output);
         }
 
         JsonSerializer.Serialize(writer, new JsonMessage("Hello, World!"), PlaintextJsonContext.Default.JsonMessage);
         writer.Flush();
+
+        // The writer outlives the request on its thread: pointed at the response, it would keep the connection's
+        // whole object graph (and its pool blocks' owner) alive until the thread's next /json request.
+        writer.Reset(DetachedBufferWriter.Instance);
+    }
+
+    /// <summary>The target a parked writer points at between requests; it is never written to.</summary>
+    private sealed class DetachedBufferWriter : IBufferWriter<byte>
+    {
+        public static readonly DetachedBufferWriter Instance = new();
+
+        public void Advance(int count) => throw new InvalidOperationException("The JSON writer is not attached to a response.");
+
+        public Memory<byte> GetMemory(int sizeHint = 0) => throw new InvalidOperationException("The JSON writer is not attached to a response.");
+
+        public Span<byte> GetSpan(int sizeHint = 0) => throw new InvalidOperationException("The JSON writer is not attached to a response.");
     }
 }

@@ -1,5 +1,6 @@
 using System;
 using System.Buffers;
+using System.Linq;
 using System.Text;
 using Falconet.Http.Parsing.Tests.Support;
 
@@ -89,6 +90,104 @@ public sealed class RequestLineTests
 
         Assert.Equal(505, error.StatusCode);
         Assert.Equal("HTTP version not supported.", error.Message);
+    }
+
+    public static TheoryData<string, byte[], int> ImpossibleStarts => new()
+    {
+        { "TLS ClientHello", [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03, 0x5A, 0x1E], 400 },
+        { "TLS record header only", [0x16], 400 },
+        { "NUL first", [0x00, 0x47, 0x45, 0x54], 400 },
+        { "space first", " GET / HTTP/1.1"u8.ToArray(), 400 },
+        { "non-token byte in the method", "G(T / HT"u8.ToArray(), 400 },
+        { "HTAB after the method", "GET\t/"u8.ToArray(), 400 },
+        { "CR after the method", "GET\r"u8.ToArray(), 400 },
+        { "method longer than any implemented", "ABCDEFGHIJKLMNOPQRSTUVWXYZ-ABCDEF"u8.ToArray(), 501 },
+        { "two spaces after the method", "GET  /"u8.ToArray(), 400 },
+        { "control byte in the target", "GET /a\u0001"u8.ToArray(), 400 },
+        { "non-ASCII byte in the target", [.. "GET /caf"u8, 0xE9], 400 },
+        { "version not starting with HTTP/", "GET / HTTX"u8.ToArray(), 400 },
+        { "lower-case version", "GET / http/1.1"u8.ToArray(), 400 },
+        { "letter as the minor version", "GET / HTTP/1.x"u8.ToArray(), 400 },
+        { "byte after the version", "GET / HTTP/1.1 "u8.ToArray(), 400 },
+        { "bare CR after the version", "GET / HTTP/1.1\rX"u8.ToArray(), 400 },
+        { "bare CR after empty lines", "\r\n\rG"u8.ToArray(), 400 },
+    };
+
+    [Theory]
+    [MemberData(nameof(ImpossibleStarts))]
+    public void Incomplete_line_that_can_never_be_a_request_line_is_rejected_before_its_LF(string name, byte[] received, int status)
+    {
+        var whole = Assert.Throws<BadHttpRequestException>(() => Parse(new ReadOnlySequence<byte>(received), HttpLimits.Default));
+        Assert.True(status == whole.StatusCode, name);
+
+        // The same when the bytes sit in many segments, as when they arrived in pieces.
+        var split = Assert.Throws<BadHttpRequestException>(() => Parse(Segments.Chain(Segments.OneByteEach(received)), HttpLimits.Default));
+        Assert.Equal(status, split.StatusCode);
+    }
+
+    [Fact]
+    public void Every_incomplete_start_of_a_valid_request_line_waits_for_more()
+    {
+        foreach ((string request, _) in RequestSuite.Valid.Values)
+        {
+            byte[] bytes = RequestSuite.Bytes(request);
+            int lineStart = 0;
+            while (request.AsSpan(lineStart).StartsWith("\r\n", StringComparison.Ordinal))
+            {
+                lineStart += 2;
+            }
+
+            // Every prefix up to (not including) the request line's LF.
+            int lineFeed = request.IndexOf('\n', lineStart);
+            for (int length = 0; length <= lineFeed; length++)
+            {
+                var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>(bytes, 0, length));
+                var handler = new RecordingHandler(new RequestRecord());
+                Assert.False(Http1Parser.TryParseRequestLine(ref handler, ref reader, RequestSuite.Limits), $"{request[..length]}");
+                Assert.Equal(0, reader.Consumed);
+            }
+        }
+    }
+
+    [Fact]
+    public void Empty_lines_before_the_request_line_are_consumed_with_it()
+    {
+        var record = new RequestRecord();
+        var handler = new RecordingHandler(record);
+        var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>("\r\n\r\nGET /a HTTP/1.1\r\nHost: x\r\n"u8.ToArray()));
+
+        Assert.True(Http1Parser.TryParseRequestLine(ref handler, ref reader, HttpLimits.Default));
+        Assert.Equal(4 + 17, reader.Consumed);
+        Assert.Equal(["GET (Get) /a Origin query=-1 Http11"], record.Log);
+    }
+
+    [Fact]
+    public void Empty_lines_alone_consume_nothing_and_count_toward_the_request_line_limit()
+    {
+        var limits = new HttpLimits { MaxRequestLineSize = 64 };
+        byte[] emptyLines = Encoding.ASCII.GetBytes(string.Concat(Enumerable.Repeat("\r\n", 31)) + "\r");
+        var handler = new RecordingHandler(new RequestRecord());
+        var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>(emptyLines));
+
+        Assert.False(Http1Parser.TryParseRequestLine(ref handler, ref reader, limits));
+        Assert.Equal(0, reader.Consumed);
+
+        byte[] oneMore = [.. emptyLines, (byte)'\n'];
+        var error = Assert.Throws<BadHttpRequestException>(() => Parse(new ReadOnlySequence<byte>(oneMore), limits));
+        Assert.Equal(400, error.StatusCode);
+    }
+
+    [Theory]
+    [InlineData("HTTP/1.2")]
+    [InlineData("HTTP/1.9")]
+    public void Higher_minor_version_of_HTTP_1_is_handed_on_as_HTTP_1_1(string version)
+    {
+        var record = new RequestRecord();
+        var handler = new RecordingHandler(record);
+        var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>(Encoding.ASCII.GetBytes($"GET / {version}\r\n")));
+
+        Assert.True(Http1Parser.TryParseRequestLine(ref handler, ref reader, HttpLimits.Default));
+        Assert.Equal(KnownVersion.Http11, record.Version);
     }
 
     private static bool Parse(ReadOnlySequence<byte> input, HttpLimits limits)

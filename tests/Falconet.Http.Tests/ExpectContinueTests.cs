@@ -43,6 +43,26 @@ public sealed class ExpectContinueTests
         (await client.IsClosedByServerAsync()).ShouldBeTrue();
     }
 
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData("GET / HTTP/1.1\r\nHost: test\r\nExpect: something-else\r\n\r\n")]
+    [InlineData("GET / HTTP/1.0\r\nExpect: something-else\r\n\r\n")]
+    [InlineData("POST / HTTP/1.1\r\nHost: test\r\nExpect: 100-continue, x-extension\r\nContent-Length: 5\r\n\r\n")]
+    [InlineData("POST / HTTP/1.1\r\nHost: test\r\nExpect: 100-continue\r\nExpect: 100-continue=1\r\nContent-Length: 5\r\n\r\n")]
+    [InlineData("PUT / HTTP/1.1\r\nHost: test\r\nExpect: 200-ok\r\nTransfer-Encoding: chunked\r\n\r\n")]
+    public Task Expectation_other_than_100_continue_is_answered_417_and_the_body_is_not_awaited(string request)
+        => LimitTests.AssertRejectedAsync(request, 417);
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Continue_expectation_is_matched_case_insensitively_and_empty_members_are_skipped()
+    {
+        await using TestServer host = await TestServer.StartAsync(BodyHashing.EchoHashWithReader);
+        using RawClient client = host.Connect();
+        await client.SendAsync("POST / HTTP/1.1\r\nHost: test\r\nExpect: , 100-Continue ,\r\nContent-Length: 3\r\n\r\n");
+        (await client.ReadResponseAsync()).StatusLine.ShouldBe("HTTP/1.1 100 Continue");
+        await client.SendAsync("abc");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe($"3 {BodyHashing.Sha256Hex("abc"u8)}");
+    }
+
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task HttpClient_expect_continue_upload_arrives_byte_exact()
     {

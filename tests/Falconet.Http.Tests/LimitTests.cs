@@ -1,4 +1,5 @@
 using System;
+using System.Linq;
 using System.Text;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
@@ -8,7 +9,12 @@ namespace Falconet.Http.Tests;
 
 public sealed class LimitTests
 {
-    private static async Task AssertRejectedAsync(string request, int status, Action<Falconet.Server.FalconetServerOptions>? configure = null)
+    /// <summary>Sends <paramref name="request"/> and checks the answer: the status, Content-Length 0, Connection: close, then the close; the handler never runs.</summary>
+    internal static Task AssertRejectedAsync(string request, int status, Action<Falconet.Server.FalconetServerOptions>? configure = null)
+        => AssertRejectedAsync(Encoding.Latin1.GetBytes(request), status, configure);
+
+    /// <summary>Sends raw bytes and checks they are rejected like <see cref="AssertRejectedAsync(string, int, Action{Falconet.Server.FalconetServerOptions}?)"/>.</summary>
+    internal static async Task AssertRejectedAsync(byte[] request, int status, Action<Falconet.Server.FalconetServerOptions>? configure = null)
     {
         bool called = false;
         await using TestServer host = await TestServer.StartAsync(
@@ -73,9 +79,37 @@ public sealed class LimitTests
     public Task Content_length_with_transfer_encoding_is_answered_400()
         => AssertRejectedAsync("POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400);
 
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData("HTTP/2.0")]
+    [InlineData("HTTP/3.0")]
+    [InlineData("HTTP/0.9")]
+    public Task Unsupported_http_version_is_answered_505(string version)
+        => AssertRejectedAsync($"GET / {version}\r\nHost: test\r\n\r\n", 505);
+
+    public static TheoryData<string, byte[], int> ImpossibleRequestStarts => new()
+    {
+        // A TLS 1.2/1.3 ClientHello's record and handshake headers: what an https:// client sends to a plain port.
+        { "TLS ClientHello", [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03, 0x8F, 0x3A, 0x00, 0x20], 400 },
+        { "NUL bytes", [0x00, 0x00, 0x00, 0x00], 400 },
+        { "space first", " GET / HTTP/1.1"u8.ToArray(), 400 },
+        { "non-token byte in the method", "GE{T /"u8.ToArray(), 400 },
+        { "control byte in the target", "GET /a\u0007b"u8.ToArray(), 400 },
+        { "not an HTTP version", "GET / SSH-2.0"u8.ToArray(), 400 },
+        { "method longer than any implemented", "ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFGHIJ"u8.ToArray(), 501 },
+    };
+
+    // Without a LF the parser used to wait for the 8 KiB limit, so such a client hung until it gave up.
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [MemberData(nameof(ImpossibleRequestStarts))]
+    public Task Start_of_a_line_that_can_never_be_a_request_is_answered_at_once(string name, byte[] received, int status)
+    {
+        Assert.NotEmpty(name);
+        return AssertRejectedAsync(received, status);
+    }
+
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
-    public Task Unsupported_http_version_is_answered_505()
-        => AssertRejectedAsync("GET / HTTP/2.0\r\nHost: test\r\n\r\n", 505);
+    public Task Empty_lines_up_to_the_request_line_limit_are_answered_400()
+        => AssertRejectedAsync(string.Concat(Enumerable.Repeat("\r\n", 4096)), 400);
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Chunked_body_above_the_body_limit_is_answered_413_when_read()

@@ -1,4 +1,7 @@
 using System;
+using System.Buffers;
+using System.Runtime.CompilerServices;
+using System.Text;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
 using Falconet.Samples.Plaintext;
@@ -49,6 +52,74 @@ public sealed class PlaintextSampleTests
         RawResponse response = await client.ReadResponseAsync();
         response.StatusLine.ShouldBe("HTTP/1.1 404 Not Found");
         response.Header("Content-Length").ShouldBe("0");
+    }
+
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData("POST", "/plaintext")]
+    [InlineData("PUT", "/json")]
+    [InlineData("DELETE", "/plaintext")]
+    [InlineData("OPTIONS", "/json")]
+    [InlineData("get", "/plaintext")]
+    [InlineData("BREW", "/json")]
+    public async Task Other_methods_on_the_endpoints_answer_405_with_Allow(string method, string path)
+    {
+        await using TestServer host = await TestServer.StartAsync(new PlaintextApplication().Handle);
+        using RawClient client = host.Connect();
+        await client.SendAsync($"{method} {path} HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\n\r\n");
+        RawResponse response = await client.ReadResponseAsync();
+        response.StatusLine.ShouldBe("HTTP/1.1 405 Method Not Allowed");
+        response.Header("Allow").ShouldBe("GET, HEAD");
+        response.Header("Content-Length").ShouldBe("0");
+        response.Header("Content-Type").ShouldBeNull();
+
+        // The connection stays usable.
+        await client.SendAsync($"GET {path} HTTP/1.1\r\nHost: test\r\n\r\n");
+        (await client.ReadResponseAsync()).StatusCode.ShouldBe(200);
+    }
+
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData("/plaintext", "text/plain", "13")]
+    [InlineData("/json", "application/json", "27")]
+    public async Task Head_on_the_endpoints_answers_the_get_headers_without_a_body(string path, string contentType, string contentLength)
+    {
+        await using TestServer host = await TestServer.StartAsync(new PlaintextApplication().Handle);
+        using RawClient client = host.Connect();
+        await client.SendAsync($"HEAD {path} HTTP/1.1\r\nHost: test\r\n\r\nGET /plaintext HTTP/1.1\r\nHost: test\r\n\r\n");
+        RawResponse head = await client.ReadResponseAsync(headRequest: true);
+        head.StatusLine.ShouldBe("HTTP/1.1 200 OK");
+        head.Header("Content-Type").ShouldBe(contentType);
+        head.Header("Content-Length").ShouldBe(contentLength);
+
+        // Had the HEAD response carried a body, this response would be read from inside it.
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("Hello, World!");
+    }
+
+    [Fact]
+    public void Json_writer_parked_on_the_thread_does_not_keep_the_last_response_alive()
+    {
+        WeakReference written = WriteJsonToAFreshTarget(out string json);
+        json.ShouldBe("{\"message\":\"Hello, World!\"}");
+
+        GC.Collect();
+        GC.WaitForPendingFinalizers();
+        GC.Collect();
+
+        // Only the [ThreadStatic] writer could still reach the target: it must have let go.
+        written.IsAlive.ShouldBeFalse();
+
+        // And the parked writer is reused for the next response.
+        WriteJsonToAFreshTarget(out string again);
+        again.ShouldBe(json);
+    }
+
+    // Not inlined, so that no local of the caller keeps the target reachable.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static WeakReference WriteJsonToAFreshTarget(out string json)
+    {
+        var target = new ArrayBufferWriter<byte>();
+        PlaintextApplication.WriteJson(target);
+        json = Encoding.UTF8.GetString(target.WrittenSpan);
+        return new WeakReference(target);
     }
 
     [Fact]

@@ -2,6 +2,7 @@ using System;
 using System.IO;
 using System.Net;
 using System.Net.Http;
+using System.Net.Sockets;
 using System.Text;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
@@ -98,6 +99,85 @@ public sealed class RequestBodyTests
         response.StatusCode.ShouldBe(200);
         response.Header("Connection").ShouldBe("close");
         (await client.IsClosedByServerAsync()).ShouldBeTrue();
+    }
+
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData("Content-Length: 100\r\n\r\nonly part", false)]
+    [InlineData("Content-Length: 100\r\n\r\nonly part", true)]
+    [InlineData("Transfer-Encoding: chunked\r\n\r\n9\r\nonly part\r\n", false)]
+    [InlineData("Transfer-Encoding: chunked\r\n\r\n9\r\nonly part\r\n", true)]
+    public async Task Body_cut_short_by_the_client_reaches_the_handler_as_a_bad_request(string framingAndBody, bool useStream)
+    {
+        var logs = new RecordingLoggerFactory();
+        var failure = new TaskCompletionSource<Exception>(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using TestServer host = await TestServer.StartAsync(
+            context => ReadWholeBodyAsync(context, useStream, failure),
+            options => options.LoggerFactory = logs);
+        using RawClient client = host.Connect();
+        await client.SendAsync("POST /upload HTTP/1.1\r\nHost: test\r\n" + framingAndBody);
+        client.Socket.Shutdown(SocketShutdown.Send);
+
+        BadHttpRequestException error = (await failure.Task.WaitAsync(TestTimeouts.Operation)).ShouldBeOfType<BadHttpRequestException>();
+        error.StatusCode.ShouldBe(400);
+        error.Message.ShouldBe("Unexpected end of request body.");
+
+        // The client only stopped sending, so it still reads the answer the connection gives a bad request.
+        RawResponse response = await client.ReadResponseAsync();
+        response.StatusCode.ShouldBe(400);
+        response.Header("Connection").ShouldBe("close");
+        (await client.IsClosedByServerAsync()).ShouldBeTrue();
+        logs.Contains(RecordingLoggerFactory.BadRequest).ShouldBeTrue();
+        logs.Contains(RecordingLoggerFactory.ApplicationError).ShouldBeFalse();
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Body_cut_short_by_a_connection_reset_reaches_the_handler_as_a_bad_request()
+    {
+        var logs = new RecordingLoggerFactory();
+        var failure = new TaskCompletionSource<Exception>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var firstBytesRead = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using TestServer host = await TestServer.StartAsync(
+            async context =>
+            {
+                byte[] buffer = new byte[64];
+                (await context.Request.Body.ReadAsync(buffer)).ShouldBeGreaterThan(0);
+                firstBytesRead.SetResult();
+                await ReadWholeBodyAsync(context, useStream: true, failure);
+            },
+            options => options.LoggerFactory = logs);
+        using (RawClient client = host.Connect())
+        {
+            await client.SendAsync("POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 100\r\n\r\nonly part");
+            await firstBytesRead.Task.WaitAsync(TestTimeouts.Operation);
+
+            // Closing with a zero linger time sends RST instead of FIN.
+            client.Socket.LingerState = new LingerOption(enable: true, seconds: 0);
+        }
+
+        BadHttpRequestException error = (await failure.Task.WaitAsync(TestTimeouts.Operation)).ShouldBeOfType<BadHttpRequestException>();
+        error.StatusCode.ShouldBe(400);
+        logs.Contains(RecordingLoggerFactory.ApplicationError).ShouldBeFalse();
+    }
+
+    /// <summary>Reads the body to its end; the exception a read throws is handed to <paramref name="failure"/> and rethrown.</summary>
+    private static async ValueTask ReadWholeBodyAsync(HttpContext context, bool useStream, TaskCompletionSource<Exception> failure)
+    {
+        byte[] buffer = new byte[64];
+        try
+        {
+            while ((useStream
+                ? await context.Request.Body.ReadAsync(buffer)
+                : await context.Request.BodyReader.ReadAsync(buffer)) > 0)
+            {
+            }
+        }
+        catch (Exception exception)
+        {
+            failure.TrySetResult(exception);
+            throw;
+        }
+
+        failure.TrySetException(new InvalidOperationException("The whole body was read."));
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]

@@ -1,5 +1,6 @@
 using System;
 using System.Buffers;
+using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
 using Falconet.Text;
 
@@ -13,19 +14,36 @@ namespace Falconet.Http;
 /// </remarks>
 public static partial class Http1Parser
 {
+    // Longest method token accepted, in bytes; a longer one answers 501 (RFC 9112 section 3: a method longer than any
+    // the server implements). The longest registered method, UPDATEREDIRECTREF, has 17.
+    internal const int MaxMethodLength = 32;
+
     // Lines that cross segments and fit here are copied to the stack; longer ones to a pooled array.
     private const int StackCopySize = 512;
 
+    private enum LinePart : byte
+    {
+        Method,
+        Target,
+        Version,
+    }
+
     /// <summary>Parses the request line; true when it was parsed, handed to the handler and consumed, false when more data is needed.</summary>
-    /// <exception cref="BadHttpRequestException">400 malformed, 414 longer than the limit (also while incomplete), 505 unsupported version.</exception>
+    /// <remarks>
+    /// Empty lines (CRLF) before the request line are skipped and consumed with it; they count toward
+    /// <see cref="HttpLimits.MaxRequestLineSize"/>. An incomplete line whose start can never become a valid request
+    /// line is rejected at once, without waiting for its LF or the limit.
+    /// </remarks>
+    /// <exception cref="BadHttpRequestException">400 malformed, 414 longer than the limit (also while incomplete), 501 method
+    /// longer than 32 bytes, 505 unsupported version.</exception>
     public static bool TryParseRequestLine<T>(ref T handler, ref SequenceReader<byte> reader, HttpLimits limits)
         where T : struct, IHttpRequestLineHandler
     {
         ReadOnlySpan<byte> span = reader.UnreadSpan;
         int lineFeed = span.IndexOf((byte)'\n');
-        if (lineFeed < 0)
+        if (lineFeed < 0 || span[0] == (byte)'\r')
         {
-            return TryParseRequestLineAcrossSegments(ref handler, ref reader, limits);
+            return TryParseRequestLineSlow(ref handler, ref reader, limits);
         }
 
         int length = lineFeed + 1;
@@ -39,15 +57,26 @@ public static partial class Http1Parser
         return true;
     }
 
+    /// <summary>The request line after empty lines, across segments, or not complete yet.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     [SkipLocalsInit]
-    private static bool TryParseRequestLineAcrossSegments<T>(ref T handler, ref SequenceReader<byte> reader, HttpLimits limits)
+    private static bool TryParseRequestLineSlow<T>(ref T handler, ref SequenceReader<byte> reader, HttpLimits limits)
         where T : struct, IHttpRequestLineHandler
     {
         int max = limits.MaxRequestLineSize;
-        if (!TryFindLine(ref reader, max, out int length))
+        SequenceReader<byte> line = reader;
+        if (!TrySkipEmptyLines(ref line, max, out int skipped))
         {
-            if (reader.Remaining >= max)
+            return false;
+        }
+
+        // The empty lines count toward the limit, so a client cannot hold the connection open with them alone.
+        int allowed = max - skipped;
+        if (!TryFindLine(ref line, allowed, out int length))
+        {
+            ReadOnlySequence<byte> received = line.UnreadSequence;
+            CheckRequestLineStart(received.Length > allowed ? received.Slice(0, allowed) : received);
+            if (received.Length >= allowed)
             {
                 BadHttpRequestException.Throw("Request line too long.", 414);
             }
@@ -55,19 +84,141 @@ public static partial class Http1Parser
             return false;
         }
 
-        Span<byte> line = Copy(reader.UnreadSequence.Slice(0, length), stackalloc byte[StackCopySize], out byte[]? rented);
+        Span<byte> copy = Copy(line.UnreadSequence.Slice(0, length), stackalloc byte[StackCopySize], out byte[]? rented);
         try
         {
-            ParseRequestLine(ref handler, line);
+            ParseRequestLine(ref handler, copy);
         }
         finally
         {
             ReturnCopy(rented);
         }
 
-        reader.Advance(length);
+        reader.Advance(skipped + length);
         return true;
     }
+
+    /// <summary>
+    /// Steps over the empty lines (CRLF pairs) before a request line: RFC 9112 section 2.2 says a server SHOULD
+    /// ignore at least one, and a client may send one after a body. False when the input ends before the line starts.
+    /// </summary>
+    private static bool TrySkipEmptyLines(ref SequenceReader<byte> reader, int max, out int skipped)
+    {
+        skipped = 0;
+        while (reader.TryPeek(out byte first) && first == (byte)'\r')
+        {
+            if (!reader.TryPeek(1, out byte second))
+            {
+                return false;
+            }
+
+            if (second != (byte)'\n')
+            {
+                BadHttpRequestException.Throw("Request line starts with a bare CR.");
+            }
+
+            reader.Advance(2);
+            skipped += 2;
+            if (skipped >= max)
+            {
+                BadHttpRequestException.Throw("Too many empty lines before the request line.");
+            }
+        }
+
+        return !reader.End;
+    }
+
+    /// <summary>
+    /// Throws when the start of a request line received so far (no LF yet) can never become a valid one, so that a
+    /// client speaking another protocol (a TLS ClientHello, say) is answered at once instead of at the line limit.
+    /// Checks only what decides the outcome whatever follows: token bytes then SP, VCHARs then SP, "HTTP/" DIGIT "." DIGIT CR.
+    /// </summary>
+    private static void CheckRequestLineStart(ReadOnlySequence<byte> received)
+    {
+        LinePart part = LinePart.Method;
+        int length = 0;
+        foreach (ReadOnlyMemory<byte> memory in received)
+        {
+            ReadOnlySpan<byte> span = memory.Span;
+            int i = 0;
+            while (i < span.Length)
+            {
+                byte value = span[i];
+                switch (part)
+                {
+                    case LinePart.Method:
+                        if (HttpCharacters.IsTokenChar(value))
+                        {
+                            if (++length > MaxMethodLength)
+                            {
+                                ThrowMethodTooLong();
+                            }
+                        }
+                        else if (value != (byte)' ' || length == 0)
+                        {
+                            BadHttpRequestException.Throw("Invalid request method.");
+                        }
+                        else
+                        {
+                            part = LinePart.Target;
+                            length = 0;
+                        }
+
+                        i++;
+                        break;
+
+                    case LinePart.Target:
+                        int end = span[i..].IndexOfAnyExceptInRange((byte)0x21, (byte)0x7E);
+                        if (end < 0)
+                        {
+                            length += span.Length - i;
+                            i = span.Length;
+                            break;
+                        }
+
+                        length += end;
+                        i += end;
+                        if (span[i] != (byte)' ' || length == 0)
+                        {
+                            BadHttpRequestException.Throw(span[i] == (byte)' '
+                                ? "Request line has more than one SP before the target."
+                                : "Request target contains a control, space or non-ASCII byte.");
+                        }
+
+                        part = LinePart.Version;
+                        length = 0;
+                        i++;
+                        break;
+
+                    default:
+                        if (!IsVersionByte(length, value))
+                        {
+                            BadHttpRequestException.Throw("Invalid HTTP version.");
+                        }
+
+                        length++;
+                        i++;
+                        break;
+                }
+            }
+        }
+    }
+
+    /// <summary>True when <paramref name="value"/> can be byte <paramref name="index"/> of "HTTP/" DIGIT "." DIGIT CR.</summary>
+    private static bool IsVersionByte(int index, byte value) => index switch
+    {
+        < 5 => value == "HTTP/"u8[index],
+        5 or 7 => char.IsAsciiDigit((char)value),
+        6 => value == (byte)'.',
+        8 => value == (byte)'\r',
+
+        // Past the CR with no LF: a bare CR.
+        _ => false,
+    };
+
+    [DoesNotReturn]
+    private static void ThrowMethodTooLong()
+        => BadHttpRequestException.Throw("Request method longer than any the server implements.", 501);
 
     /// <summary>Finds the next LF within the first <paramref name="max"/> unread bytes; length counts the LF.</summary>
     private static bool TryFindLine(ref SequenceReader<byte> reader, int max, out int length)
@@ -123,7 +274,19 @@ public static partial class Http1Parser
         KnownMethod method = KnownMethods.Match(content, out int methodLength);
         if (method == KnownMethod.None)
         {
+            // A token too long to be a method answers 501 whatever follows it, as while the line is incomplete.
+            int tokenLength = HttpScanner.IndexOfNonToken(content);
+            if (tokenLength > MaxMethodLength || (tokenLength < 0 && content.Length > MaxMethodLength))
+            {
+                ThrowMethodTooLong();
+            }
+
             BadHttpRequestException.Throw("Invalid request method.");
+        }
+
+        if (methodLength > MaxMethodLength)
+        {
+            ThrowMethodTooLong();
         }
 
         // Match guarantees content[methodLength] is the single SP after the token.
@@ -144,12 +307,18 @@ public static partial class Http1Parser
         KnownVersion version = versionText.Length == 8 ? KnownVersions.Match(versionText) : KnownVersion.None;
         if (version == KnownVersion.None)
         {
-            if (RequestTargets.IsHttpVersionSyntax(versionText))
+            if (!RequestTargets.IsHttpVersionSyntax(versionText))
+            {
+                BadHttpRequestException.Throw("Invalid HTTP version.");
+            }
+
+            if (versionText[5] != (byte)'1')
             {
                 BadHttpRequestException.Throw("HTTP version not supported.", 505);
             }
 
-            BadHttpRequestException.Throw("Invalid HTTP version.");
+            // RFC 9110 section 2.5: a higher minor version of HTTP/1 is processed as the highest one supported.
+            version = KnownVersion.Http11;
         }
 
         RequestTargetForm form = RequestTargets.Classify(method, target, out int queryIndex);

@@ -1,6 +1,5 @@
 using System;
 using System.Text;
-using Falconet.Text;
 
 namespace Falconet.Http;
 
@@ -14,7 +13,7 @@ internal static class RequestTargets
         if (method == KnownMethod.Connect)
         {
             // RFC 9112 section 3.2.3: CONNECT takes only the authority-form, and only it does.
-            if (!IsAuthority(target, requirePort: true))
+            if (!UriAuthority.IsHostAndPort(target, requirePort: true))
             {
                 BadHttpRequestException.Throw("CONNECT requires an authority-form target (host:port).");
             }
@@ -83,46 +82,6 @@ internal static class RequestTargets
         ReadOnlySpan<byte> afterScheme = target[schemeLength..];
         int authorityEnd = afterScheme.IndexOfAny((byte)'/', (byte)'?');
         ReadOnlySpan<byte> authority = authorityEnd < 0 ? afterScheme : afterScheme[..authorityEnd];
-        return IsAuthority(authority, requirePort: false);
-    }
-
-    /// <summary>uri-host [":" port]: a reg-name or IPv4 address, or an IP-literal in brackets; no userinfo, path, query or fragment.</summary>
-    private static bool IsAuthority(ReadOnlySpan<byte> authority, bool requirePort)
-    {
-        if (authority.IsEmpty || authority.IndexOfAny("/?#@"u8) >= 0)
-        {
-            return false;
-        }
-
-        ReadOnlySpan<byte> host = authority;
-        int colon = authority.LastIndexOf((byte)':');
-        int bracket = authority.LastIndexOf((byte)']');
-        if (colon > bracket)
-        {
-            ReadOnlySpan<byte> port = authority[(colon + 1)..];
-            if (port.IsEmpty ? requirePort : (port.Length > 5 || port.IndexOfAnyExceptInRange((byte)'0', (byte)'9') >= 0))
-            {
-                return false;
-            }
-
-            host = authority[..colon];
-        }
-        else if (requirePort)
-        {
-            return false;
-        }
-
-        if (host.IsEmpty)
-        {
-            return false;
-        }
-
-        if (host[0] == (byte)'[')
-        {
-            return host.Length > 2 && host[^1] == (byte)']' && host[1..^1].IndexOfAny((byte)'[', (byte)']') < 0;
-        }
-
-        // A reg-name or IPv4 address never holds ':' or brackets outside an IP-literal.
-        return host.IndexOfAny(":[]"u8) < 0 && HttpCharacters.IsVisibleAscii(host[0]);
+        return UriAuthority.IsHostAndPort(authority, requirePort: false);
     }
 }

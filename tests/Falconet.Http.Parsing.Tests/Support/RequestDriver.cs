@@ -1,7 +1,6 @@
 using System;
 using System.Buffers;
 using System.Collections.Generic;
-using System.Linq;
 
 namespace Falconet.Http.Parsing.Tests.Support;
 
@@ -15,17 +14,20 @@ internal static class RequestDriver
     /// <param name="arrivals">Each arrival is a batch of segments appended to what was received before.</param>
     /// <param name="destinationSize">Size of the buffer chunked bodies are decoded into.</param>
     public static string Run(IEnumerable<byte[][]> arrivals, HttpLimits? limits = null, int destinationSize = 7)
+        => Run(new SegmentInput(), arrivals, limits, destinationSize);
+
+    /// <summary>Parses one request from what <paramref name="input"/> already holds and the given arrivals appended to it.</summary>
+    /// <remarks>The input keeps what the request did not consume (a pipelined request), so a second call parses the next one.</remarks>
+    public static string Run(IReceivedInput input, IEnumerable<byte[][]> arrivals, HttpLimits? limits = null, int destinationSize = 7)
     {
         limits ??= HttpLimits.Default;
         var record = new RequestRecord();
         var handler = new RecordingHandler(record);
         var trailers = new RecordingHandler(record, "trailer ");
-        var received = new List<byte[]>();
         var body = new List<byte>();
         var headerState = default(HeaderParseState);
         var decoder = default(ChunkedDecoder);
         var destination = new byte[destinationSize];
-        long consumed = 0;
         long bodyRemaining = 0;
         var stage = Stage.RequestLine;
         RequestBodyKind kind = RequestBodyKind.None;
@@ -34,8 +36,8 @@ internal static class RequestDriver
         {
             foreach (byte[][] arrival in arrivals)
             {
-                received.AddRange(arrival);
-                var reader = new SequenceReader<byte>(Segments.Chain(received).Slice(consumed));
+                input.Append(arrival);
+                var reader = new SequenceReader<byte>(input.GetUnconsumed());
                 bool progress = true;
                 while (progress && stage != Stage.Done)
                 {
@@ -87,7 +89,7 @@ internal static class RequestDriver
                     }
                 }
 
-                consumed += reader.Consumed;
+                input.Consume(reader.Position);
             }
         }
         catch (BadHttpRequestException e)
@@ -103,7 +105,7 @@ internal static class RequestDriver
         else
         {
             record.Log.Add($"body [{RequestRecord.Text(body.ToArray())}]");
-            long left = received.Sum(piece => (long)piece.Length) - consumed;
+            long left = input.Buffered;
             if (left > 0)
             {
                 record.Log.Add($"left {left}");

@@ -1,0 +1,74 @@
+using System;
+using Microsoft.Extensions.Primitives;
+
+namespace Falconet.Http;
+
+/// <summary>The checks a request's header section must pass as a whole, run once it is complete: Host and Expect.</summary>
+internal static class RequestHeaderChecks
+{
+    /// <summary>Throws when the request lacks a required field or holds one the server must refuse.</summary>
+    /// <exception cref="BadHttpRequestException">400 for an HTTP/1.1 request without Host, more than one Host, or an invalid
+    /// Host value; 417 for an expectation other than 100-continue.</exception>
+    public static void Check(RequestHeaders headers, KnownVersion version)
+    {
+        CheckHost(headers.Host, version);
+
+        StringValues expect = headers.Expect;
+        if (expect.Count != 0 && !ExpectsOnlyContinue(expect))
+        {
+            // RFC 9110 section 10.1.1: 100-continue is the only expectation defined; the server cannot meet another.
+            BadHttpRequestException.Throw("Unsupported expectation.", 417);
+        }
+    }
+
+    /// <summary>
+    /// RFC 9112 section 3.2: a server MUST answer 400 to an HTTP/1.1 request without Host, to any request with more
+    /// than one Host line, and to an invalid Host value. The check holds for absolute-form targets too, although
+    /// their authority then names the host (section 3.2.2).
+    /// </summary>
+    private static void CheckHost(StringValues host, KnownVersion version)
+    {
+        switch (host.Count)
+        {
+            case 0:
+                if (version != KnownVersion.Http10)
+                {
+                    BadHttpRequestException.Throw("HTTP/1.1 request without a Host header.");
+                }
+
+                break;
+            case 1:
+                if (!UriAuthority.IsValidHostHeader(host[0]))
+                {
+                    BadHttpRequestException.Throw("Invalid Host header.");
+                }
+
+                break;
+            default:
+                BadHttpRequestException.Throw("More than one Host header.");
+                break;
+        }
+    }
+
+    /// <summary>True when every member of every Expect line is "100-continue" (case-insensitive); empty members are skipped.</summary>
+    private static bool ExpectsOnlyContinue(StringValues expect)
+    {
+        for (int i = 0; i < expect.Count; i++)
+        {
+            ReadOnlySpan<char> rest = expect[i];
+            while (!rest.IsEmpty)
+            {
+                int comma = rest.IndexOf(',');
+                ReadOnlySpan<char> member = (comma < 0 ? rest : rest[..comma]).Trim(" \t");
+                if (!member.IsEmpty && !member.Equals("100-continue", StringComparison.OrdinalIgnoreCase))
+                {
+                    return false;
+                }
+
+                rest = comma < 0 ? ReadOnlySpan<char>.Empty : rest[(comma + 1)..];
+            }
+        }
+
+        return true;
+    }
+}
