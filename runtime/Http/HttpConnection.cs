@@ -12,8 +12,18 @@ namespace Falconet.Http;
 /// (pipelining), runs the application, writes each response into output blocks and sends the whole batch
 /// with one gathered call. Every object here lives as long as the connection and is reused per request.
 /// </summary>
-internal sealed class HttpConnection
+/// <remarks>
+/// The server starts a connection on its I/O thread (<see cref="TransportConnection.Schedule"/>), so parsing,
+/// the handler and the send run there from the first request on. Deadlines: while waiting for the first byte
+/// of a request the keep-alive deadline runs, from the first byte to the end of the header section the
+/// request-headers deadline; the server's heartbeat expires a passed one (<see cref="OnHeartbeat"/>) and stops
+/// the receive, and this loop then closes quietly, or answers 408 when part of a request has arrived.
+/// </remarks>
+internal sealed class HttpConnection : IThreadPoolWorkItem
 {
+    /// <summary>The deadline value once the heartbeat expired it: receiving has stopped for good.</summary>
+    private const long Expired = long.MinValue;
+
     private static long s_nextId;
 
     private readonly TransportConnection _transport;
@@ -28,7 +38,10 @@ internal sealed class HttpConnection
     private ParsePhase _phase;
     private HeaderParseState _headerState;
     private bool _requestKeepAlive;
+    private bool _headDeadlineArmed;
     private volatile bool _abortRequested;
+    private volatile bool _waitingForRequest;
+    private long _deadline = HttpConnectionSettings.NoDeadline;
 
     public HttpConnection(TransportConnection transport, HttpConnectionSettings settings)
     {
@@ -65,7 +78,67 @@ internal sealed class HttpConnection
         _transport.Abort();
     }
 
-    /// <summary>Runs the connection until the peer closes, a request asks to close, or the server stops.</summary>
+    /// <summary>Server stopping: a connection waiting for its next request stops receiving, and its loop closes it gracefully.</summary>
+    /// <remarks>
+    /// Pairs with the loop, which publishes <see cref="_waitingForRequest"/> and its deadline before it reads the
+    /// shutdown signal: the server cancels that signal before calling this, so one side always sees the other.
+    /// </remarks>
+    public void CloseIfIdle()
+    {
+        if (_waitingForRequest)
+        {
+            TryExpire(Volatile.Read(ref _deadline));
+        }
+    }
+
+    /// <summary>Called by the server's heartbeat: expires a deadline that has passed and wakes the loop by stopping its receive.</summary>
+    public void OnHeartbeat(long now)
+    {
+        long deadline = Volatile.Read(ref _deadline);
+        if (now >= deadline && deadline != Expired)
+        {
+            TryExpire(deadline);
+        }
+    }
+
+    private void TryExpire(long deadline)
+    {
+        if (deadline != Expired && deadline != HttpConnectionSettings.NoDeadline
+            && Interlocked.CompareExchange(ref _deadline, Expired, deadline) == deadline)
+        {
+            _transport.StopReceiving();
+        }
+    }
+
+    /// <summary>Arms or clears the deadline (on the connection's thread); false when the heartbeat expired it first.</summary>
+    private bool TrySetDeadline(long deadline)
+    {
+        long current = Volatile.Read(ref _deadline);
+        while (current != Expired)
+        {
+            if (current == deadline)
+            {
+                return true;
+            }
+
+            long seen = Interlocked.CompareExchange(ref _deadline, deadline, current);
+            if (seen == current)
+            {
+                return true;
+            }
+
+            current = seen;
+        }
+
+        return false;
+    }
+
+    private bool IsExpired => Volatile.Read(ref _deadline) == Expired;
+
+    /// <summary>Starts <see cref="RunAsync"/> where the transport scheduled it: the connection's I/O thread.</summary>
+    void IThreadPoolWorkItem.Execute() => _ = RunAsync();
+
+    /// <summary>Runs the connection until the peer closes, a request asks to close, a deadline passes, or the server stops.</summary>
     public async Task RunAsync()
     {
         try
@@ -77,13 +150,9 @@ internal sealed class HttpConnection
             _abortRequested = true;
             HttpLog.ConnectionError(_settings.Logger, Id, exception);
         }
-        finally
-        {
-            _input.Dispose();
-            _output.Dispose();
-            _response.ReleaseBuffers();
-        }
 
+        // Close first and wait until no receive or send is pending: an operation still in flight (a body read
+        // the handler started and abandoned) may be writing into an input block until then.
         if (_abortRequested)
         {
             _transport.Abort();
@@ -97,6 +166,13 @@ internal sealed class HttpConnection
         {
             HttpLog.ConnectionError(_settings.Logger, Id, exception);
         }
+        finally
+        {
+            _input.Dispose();
+            _output.Dispose();
+            _response.ReleaseBuffers();
+            _settings.ConnectionClosed?.Invoke(this);
+        }
     }
 
     private async Task ProcessRequestsAsync()
@@ -104,6 +180,13 @@ internal sealed class HttpConnection
         CancellationToken shutdown = _settings.Shutdown;
         while (true)
         {
+            // Write-behind between pipelined requests too: answers held back for one gathered send must not pile
+            // up past the bound while a client pipelines requests without reading.
+            if (_output.IsOverLimit)
+            {
+                await _output.FlushAsync().ConfigureAwait(false);
+            }
+
             bool parsed;
             try
             {
@@ -120,6 +203,14 @@ internal sealed class HttpConnection
 
             if (parsed)
             {
+                _headDeadlineArmed = false;
+                if (!TrySetDeadline(HttpConnectionSettings.NoDeadline))
+                {
+                    // The head completed as its deadline passed; receiving has already stopped.
+                    await RespondRequestTimeoutAsync().ConfigureAwait(false);
+                    return;
+                }
+
                 // The request runs inside this method so that a handler completing synchronously costs no
                 // state machine; an asynchronous one reuses this method's box for the whole connection.
                 bool keepAlive = false;
@@ -169,31 +260,56 @@ internal sealed class HttpConnection
             // Every complete request of this read is answered: send the batch in one call.
             await _output.FlushAsync().ConfigureAwait(false);
 
-            bool idle = _input.Buffered == 0 && _phase == ParsePhase.RequestLine;
-            if (idle && shutdown.IsCancellationRequested)
-            {
-                return;
-            }
-
             // A connection waiting for the client holds only the block it receives into.
             _output.ReleaseIdleBlock();
             _response.ReleaseIdleBlock();
 
-            int received;
-            try
+            bool idle = _input.Buffered == 0 && _phase == ParsePhase.RequestLine;
+            if (idle)
             {
-                received = _input.EndReceive(await _input.BeginReceive(idle ? shutdown : CancellationToken.None).ConfigureAwait(false));
+                // The idle clock starts once the responses are sent, so a slow reader is not idle. Both writes are
+                // published before the shutdown signal is read (see CloseIfIdle): once per batch, not per request.
+                _waitingForRequest = true;
+                bool armed = TrySetDeadline(_settings.DeadlineAfter(_settings.KeepAliveTimeout));
+                Interlocked.MemoryBarrier();
+                if (!armed || shutdown.IsCancellationRequested)
+                {
+                    return;
+                }
             }
-            catch (OperationCanceledException) when (shutdown.IsCancellationRequested)
+            else if (!_headDeadlineArmed)
             {
-                return;
+                // Part of a request has arrived: its head must be complete within the request-headers timeout.
+                _headDeadlineArmed = true;
+                if (!TrySetDeadline(_settings.DeadlineAfter(_settings.RequestHeadersTimeout)))
+                {
+                    await RespondRequestTimeoutAsync().ConfigureAwait(false);
+                    return;
+                }
             }
 
+            int received = _input.EndReceive(await _input.BeginReceive(CancellationToken.None).ConfigureAwait(false));
+            _waitingForRequest = false;
             if (received == 0)
             {
+                // Expired: the heartbeat stopped the receive. Otherwise the peer closed its side.
+                if (!idle && IsExpired)
+                {
+                    await RespondRequestTimeoutAsync().ConfigureAwait(false);
+                }
+
                 return;
             }
         }
+    }
+
+    /// <summary>Answers 408 with Connection: close to a request whose head did not arrive in time.</summary>
+    private ValueTask RespondRequestTimeoutAsync()
+    {
+        HttpLog.RequestHeadersTimedOut(_settings.Logger, Id);
+        _response.Reset(isHead: false, http10: false, keepAlive: false);
+        _response.TryWriteEmptyResponse(408, keepAlive: false);
+        return _output.FlushAsync();
     }
 
     /// <summary>Parses the request line and headers from the buffered input; false when more bytes are needed.</summary>

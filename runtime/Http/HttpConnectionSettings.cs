@@ -1,20 +1,32 @@
+using System;
 using System.Threading;
 using Microsoft.Extensions.Logging;
 
 namespace Falconet.Http;
 
-/// <summary>What every connection of a server shares: the application, limits, bounds, logger and the shutdown signal.</summary>
+/// <summary>What every connection of a server shares: the application, limits, bounds, timeouts, clock, logger and the shutdown signal.</summary>
 internal sealed class HttpConnectionSettings
 {
+    /// <summary>No deadline runs (a request is being handled): neither the heartbeat nor a stopping server expires it.</summary>
+    public const long NoDeadline = long.MaxValue;
+
+    /// <summary>A deadline that runs but never passes (the timeout is infinite); a stopping server can still expire it.</summary>
+    public const long NeverPasses = long.MaxValue - 1;
+
     public HttpConnectionSettings(IHttpApplication application, HttpLimits limits, long outputBufferLimit,
-        long maxRequestBodyDrainSize, ILogger logger, CancellationToken shutdown)
+        long maxRequestBodyDrainSize, TimeSpan keepAliveTimeout, TimeSpan requestHeadersTimeout,
+        TimeProvider timeProvider, ILogger logger, CancellationToken shutdown, Action<HttpConnection>? connectionClosed = null)
     {
         Application = application;
         Limits = limits;
         OutputBufferLimit = outputBufferLimit;
         MaxRequestBodyDrainSize = maxRequestBodyDrainSize;
+        TimeProvider = timeProvider;
+        KeepAliveTimeout = ToTimestampTicks(keepAliveTimeout, timeProvider);
+        RequestHeadersTimeout = ToTimestampTicks(requestHeadersTimeout, timeProvider);
         Logger = logger;
         Shutdown = shutdown;
+        ConnectionClosed = connectionClosed;
     }
 
     /// <summary>Requests started on every connection of the server (incremented once per request).</summary>
@@ -28,8 +40,43 @@ internal sealed class HttpConnectionSettings
 
     public long MaxRequestBodyDrainSize { get; }
 
+    /// <summary>The clock of deadlines: <see cref="TimeProvider.GetTimestamp"/> units.</summary>
+    public TimeProvider TimeProvider { get; }
+
+    /// <summary>Idle time allowed before the first byte of the next request, in timestamp ticks (<see cref="long.MaxValue"/>: none).</summary>
+    public long KeepAliveTimeout { get; }
+
+    /// <summary>Time allowed from the first byte of a request to the end of its header section, in timestamp ticks.</summary>
+    public long RequestHeadersTimeout { get; }
+
     public ILogger Logger { get; }
 
     /// <summary>Cancelled when the server stops: idle connections close, busy ones close after their current request.</summary>
     public CancellationToken Shutdown { get; }
+
+    /// <summary>Called once a connection has ended and returned its blocks.</summary>
+    public Action<HttpConnection>? ConnectionClosed { get; }
+
+    /// <summary>The deadline <paramref name="timeout"/> (timestamp ticks) from now, saturating at <see cref="NeverPasses"/>.</summary>
+    public long DeadlineAfter(long timeout)
+    {
+        if (timeout == NoDeadline)
+        {
+            return NeverPasses;
+        }
+
+        long now = TimeProvider.GetTimestamp();
+        return now > NeverPasses - timeout ? NeverPasses : now + timeout;
+    }
+
+    private static long ToTimestampTicks(TimeSpan timeout, TimeProvider timeProvider)
+    {
+        if (timeout == Timeout.InfiniteTimeSpan)
+        {
+            return NoDeadline;
+        }
+
+        double ticks = timeout.TotalSeconds * timeProvider.TimestampFrequency;
+        return ticks >= NeverPasses ? NeverPasses : (long)ticks;
+    }
 }

@@ -17,4 +17,7 @@ internal static partial class HttpLog
 
     [LoggerMessage(EventId = 4, Level = LogLevel.Warning, Message = "Connection {ConnectionId}: the response had started when the application failed; the connection is aborted")]
     public static partial void AbortedAfterStart(ILogger logger, long connectionId);
+
+    [LoggerMessage(EventId = 5, Level = LogLevel.Debug, Message = "Connection {ConnectionId}: the request head did not arrive within the request-headers timeout, responding 408")]
+    public static partial void RequestHeadersTimedOut(ILogger logger, long connectionId);
 }

@@ -14,11 +14,17 @@ namespace Falconet.Server;
 
 /// <summary>
 /// An HTTP/1.1 server: listens on the configured endpoints, runs one <see cref="HttpConnection"/> per
-/// accepted connection and calls the application once per request. Start with <see cref="StartAsync"/>, stop
-/// gracefully with <see cref="StopAsync"/> (or dispose).
+/// accepted connection on that connection's I/O thread and calls the application once per request. Start with
+/// <see cref="StartAsync"/>, stop gracefully with <see cref="StopAsync"/> (or dispose).
 /// </summary>
 public sealed class FalconetServer : IAsyncDisposable
 {
+    /// <summary>
+    /// How long <see cref="StopAsync"/> waits, after aborting what outlived <see cref="FalconetServerOptions.ShutdownTimeout"/>,
+    /// for the aborted handlers to return (1 s); a handler still running then is left behind.
+    /// </summary>
+    public static readonly TimeSpan AbortGrace = TimeSpan.FromSeconds(1);
+
     private readonly FalconetServerOptions _options;
     private readonly IHttpApplication _application;
     private readonly ILogger _logger;
@@ -29,8 +35,12 @@ public sealed class FalconetServer : IAsyncDisposable
     private readonly List<IPEndPoint> _boundEndpoints = new();
     private readonly Lock _gate = new();
     private TaskCompletionSource? _allConnectionsClosed;
-    private SocketTransportFactory? _transport;
+    private FalconetServerOptions? _running;
+    private ITransportFactory? _transport;
+    private IAsyncDisposable? _ownedTransport;
     private HttpConnectionSettings? _settings;
+    private ITimer? _heartbeat;
+    private int _heartbeatRunning;
     private Task? _stopTask;
     private long _peakConnectionOutput;
     private int _state;
@@ -51,7 +61,7 @@ public sealed class FalconetServer : IAsyncDisposable
     {
     }
 
-    /// <summary>The options the server runs with.</summary>
+    /// <summary>The options given to the constructor; <see cref="StartAsync"/> copies them, so changing them later has no effect on a started server.</summary>
     public FalconetServerOptions Options => _options;
 
     /// <summary>The endpoints actually bound (port 0 resolved), in the order of <see cref="FalconetServerOptions.Endpoints"/>.</summary>
@@ -75,27 +85,35 @@ public sealed class FalconetServer : IAsyncDisposable
     /// <summary>The most output bytes any closed connection held buffered at once (write-behind diagnostics).</summary>
     public long PeakConnectionOutputBuffered => Interlocked.Read(ref _peakConnectionOutput);
 
+    /// <summary>The transport the server runs on (null before <see cref="StartAsync"/>).</summary>
+    internal ITransportFactory? Transport => _transport;
+
     /// <summary>Binds every endpoint and starts accepting connections.</summary>
     /// <exception cref="InvalidOperationException">The server was already started.</exception>
+    /// <exception cref="NotSupportedException">The selected transport is not available in this build.</exception>
     public async Task StartAsync(CancellationToken cancellationToken = default)
     {
-        _options.Validate();
+        FalconetServerOptions options = _options.Copy();
+        options.Validate();
         if (Interlocked.CompareExchange(ref _state, 1, 0) != 0)
         {
             throw new InvalidOperationException("The server has already been started.");
         }
 
-        _settings = new HttpConnectionSettings(_application, _options.Limits, _options.OutputBufferLimit,
-            _options.MaxRequestBodyDrainSize, _logger, _shutdown.Token);
-        _transport = new SocketTransportFactory(new SocketTransportOptions
-        {
-            IoThreadCount = _options.IoThreadCount,
-            TrackLeaks = _options.TrackPoolLeaks,
-        });
+        _running = options;
+        _settings = new HttpConnectionSettings(_application, options.Limits, options.OutputBufferLimit,
+            options.MaxRequestBodyDrainSize, options.KeepAliveTimeout, options.RequestHeadersTimeout,
+            options.TimeProvider, _logger, _shutdown.Token, OnConnectionClosed);
         DateHeaderValues.Acquire();
         try
         {
-            foreach (IPEndPoint endpoint in _options.Endpoints)
+            _transport = options.TransportFactory ?? CreateBuiltInTransport(options);
+            if (options.TransportFactory is null)
+            {
+                _ownedTransport = _transport as IAsyncDisposable;
+            }
+
+            foreach (IPEndPoint endpoint in options.Endpoints)
             {
                 IConnectionListener listener = await _transport.BindAsync(endpoint, cancellationToken).ConfigureAwait(false);
                 _listeners.Add(listener);
@@ -109,6 +127,9 @@ public sealed class FalconetServer : IAsyncDisposable
             throw;
         }
 
+        // One heartbeat for the whole server: no timer per connection, no allocation per request.
+        _heartbeat = options.TimeProvider.CreateTimer(static state => ((FalconetServer)state!).OnHeartbeat(), this,
+            options.HeartbeatInterval, options.HeartbeatInterval);
         foreach (IConnectionListener listener in _listeners)
         {
             _acceptLoops.Add(AcceptLoopAsync(listener));
@@ -116,9 +137,10 @@ public sealed class FalconetServer : IAsyncDisposable
     }
 
     /// <summary>
-    /// Stops gracefully: stops accepting, closes idle connections, lets in-flight requests finish within
+    /// Stops gracefully: stops accepting and closes idle connections (FIN), lets in-flight requests finish within
     /// <see cref="FalconetServerOptions.ShutdownTimeout"/> (or until <paramref name="cancellationToken"/> fires),
-    /// then aborts what is left. Calling it again returns the same task.
+    /// then aborts what is left (RST) and waits at most <see cref="AbortGrace"/> for those handlers to return.
+    /// Calling it again returns the same task.
     /// </summary>
     public Task StopAsync(CancellationToken cancellationToken = default)
     {
@@ -157,7 +179,7 @@ public sealed class FalconetServer : IAsyncDisposable
     /// <exception cref="PoolLeakException">Blocks are still out after <paramref name="timeout"/>; the message lists who rented them.</exception>
     public async ValueTask WaitForAllBlocksReturnedAsync(TimeSpan timeout)
     {
-        SocketTransportFactory? transport = _transport;
+        ITransportFactory? transport = _transport;
         if (transport is null)
         {
             return;
@@ -175,6 +197,16 @@ public sealed class FalconetServer : IAsyncDisposable
         await StopAsync(CancellationToken.None).ConfigureAwait(false);
         _shutdown.Dispose();
     }
+
+    private static ITransportFactory CreateBuiltInTransport(FalconetServerOptions options) => options.Transport switch
+    {
+        TransportKind.Sockets => new SocketTransportFactory(new SocketTransportOptions
+        {
+            IoThreadCount = options.IoThreadCount,
+            TrackLeaks = options.TrackPoolLeaks,
+        }),
+        _ => throw new NotSupportedException($"The {options.Transport} transport is not part of this build; use TransportKind.Sockets."),
+    };
 
     private async Task StopCoreAsync(CancellationToken cancellationToken)
     {
@@ -199,11 +231,22 @@ public sealed class FalconetServer : IAsyncDisposable
             allClosed = _allConnectionsClosed.Task;
         }
 
-        // Idle connections close now; busy ones close after the request they are handling.
-        await _shutdown.CancelAsync().ConfigureAwait(false);
+        // Cancelled before idle connections are looked at: a connection about to wait reads it after publishing
+        // that it waits, so each one either closes by itself or is closed here. Busy ones close after their request.
+        _shutdown.Cancel();
+        lock (_gate)
+        {
+            foreach (HttpConnection connection in _connections)
+            {
+                connection.CloseIfIdle();
+            }
+        }
+
+        TimeProvider clock = _running?.TimeProvider ?? TimeProvider.System;
+        TimeSpan shutdownTimeout = _running?.ShutdownTimeout ?? TimeSpan.Zero;
         try
         {
-            await allClosed.WaitAsync(_options.ShutdownTimeout, cancellationToken).ConfigureAwait(false);
+            await allClosed.WaitAsync(shutdownTimeout, clock, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception exception) when (exception is TimeoutException or OperationCanceledException)
         {
@@ -220,10 +263,11 @@ public sealed class FalconetServer : IAsyncDisposable
                 connection.Abort();
             }
 
-            // An aborted connection ends when its handler returns; a handler that never does is not waited for forever.
+            // An aborted connection ends when its handler returns; one that never does keeps its connection
+            // object and pool blocks, and is not waited for beyond the grace.
             try
             {
-                await allClosed.WaitAsync(_options.ShutdownTimeout, CancellationToken.None).ConfigureAwait(false);
+                await allClosed.WaitAsync(AbortGrace, clock, CancellationToken.None).ConfigureAwait(false);
             }
             catch (TimeoutException)
             {
@@ -231,18 +275,49 @@ public sealed class FalconetServer : IAsyncDisposable
             }
         }
 
+        _heartbeat?.Dispose();
         foreach (IConnectionListener listener in _listeners)
         {
             await listener.DisposeAsync().ConfigureAwait(false);
         }
 
-        if (_transport is not null)
+        if (_ownedTransport is not null)
         {
-            await _transport.DisposeAsync().ConfigureAwait(false);
+            await _ownedTransport.DisposeAsync().ConfigureAwait(false);
         }
 
-        DateHeaderValues.Release();
+        if (_settings is not null)
+        {
+            // Acquired right after the settings were made, in StartAsync.
+            DateHeaderValues.Release();
+        }
+
         ServerLog.Stopped(_logger);
+    }
+
+    private void OnHeartbeat()
+    {
+        // A tick that runs late must not overlap the next one.
+        if (Interlocked.Exchange(ref _heartbeatRunning, 1) != 0)
+        {
+            return;
+        }
+
+        try
+        {
+            long now = _settings!.TimeProvider.GetTimestamp();
+            lock (_gate)
+            {
+                foreach (HttpConnection connection in _connections)
+                {
+                    connection.OnHeartbeat(now);
+                }
+            }
+        }
+        finally
+        {
+            Volatile.Write(ref _heartbeatRunning, 0);
+        }
     }
 
     private async Task AcceptLoopAsync(IConnectionListener listener)
@@ -279,38 +354,33 @@ public sealed class FalconetServer : IAsyncDisposable
                 _connections.Add(connection);
             }
 
-            _ = RunConnectionAsync(connection);
+            // The connection runs on its I/O thread from the first request on: a request that arrived with the
+            // connect would otherwise be parsed and handled here, stalling this loop, and rent off the owner path.
+            accepted.Schedule(connection);
         }
     }
 
-    private async Task RunConnectionAsync(HttpConnection connection)
+    private void OnConnectionClosed(HttpConnection connection)
     {
-        try
+        long peak = connection.PeakBufferedOutput;
+        long current = Interlocked.Read(ref _peakConnectionOutput);
+        while (peak > current)
         {
-            await connection.RunAsync().ConfigureAwait(false);
-        }
-        finally
-        {
-            long peak = connection.PeakBufferedOutput;
-            long current = Interlocked.Read(ref _peakConnectionOutput);
-            while (peak > current)
+            long seen = Interlocked.CompareExchange(ref _peakConnectionOutput, peak, current);
+            if (seen == current)
             {
-                long seen = Interlocked.CompareExchange(ref _peakConnectionOutput, peak, current);
-                if (seen == current)
-                {
-                    break;
-                }
-
-                current = seen;
+                break;
             }
 
-            lock (_gate)
+            current = seen;
+        }
+
+        lock (_gate)
+        {
+            _connections.Remove(connection);
+            if (_connections.Count == 0)
             {
-                _connections.Remove(connection);
-                if (_connections.Count == 0)
-                {
-                    _allConnectionsClosed?.TrySetResult();
-                }
+                _allConnectionsClosed?.TrySetResult();
             }
         }
     }

@@ -1,26 +1,35 @@
 using System;
 using System.Collections.Generic;
 using System.Net;
+using System.Threading;
 using Falconet.Http;
+using Falconet.Transport;
 using Microsoft.Extensions.Logging;
 
 namespace Falconet.Server;
 
-/// <summary>Settings of a <see cref="FalconetServer"/>; read once, when the server starts.</summary>
+/// <summary>Settings of a <see cref="FalconetServer"/>; copied once, when the server starts, so later changes do not affect a started server.</summary>
 public sealed class FalconetServerOptions
 {
     /// <summary>The endpoints to listen on (port 0 picks a free port; see <see cref="FalconetServer.BoundEndpoints"/>).</summary>
     public IList<IPEndPoint> Endpoints { get; } = new List<IPEndPoint>();
 
-    /// <summary>The transport (default <see cref="TransportKind.Sockets"/>).</summary>
+    /// <summary>The built-in transport (default <see cref="TransportKind.Sockets"/>); ignored when <see cref="TransportFactory"/> is set.</summary>
     public TransportKind Transport { get; set; } = TransportKind.Sockets;
+
+    /// <summary>
+    /// A transport to use instead of the built-in one (default none). The server binds through it and reads its
+    /// <see cref="ITransportFactory.Pools"/>, but never disposes it: dispose it after the server has stopped.
+    /// <see cref="Transport"/>, <see cref="IoThreadCount"/> and <see cref="TrackPoolLeaks"/> do not apply to it.
+    /// </summary>
+    public ITransportFactory? TransportFactory { get; set; }
 
     /// <summary>Request limits: line, header section, header count, body size and chunk extensions.</summary>
     public HttpLimits Limits { get; set; } = new HttpLimits();
 
     /// <summary>
     /// The write-behind bound per connection (default 64 KiB): writes complete at once while buffered, unsent
-    /// output is below it; at or above it an asynchronous write waits for the socket.
+    /// output is below it; at or above it an asynchronous write, and the next pipelined request, wait for the socket.
     /// </summary>
     public long OutputBufferLimit { get; set; } = 64 * 1024;
 
@@ -30,17 +39,38 @@ public sealed class FalconetServerOptions
     /// </summary>
     public long MaxRequestBodyDrainSize { get; set; } = 64 * 1024;
 
-    /// <summary>Number of I/O threads, each with its own memory pool (default: the processor count).</summary>
+    /// <summary>Number of I/O threads of the built-in transport, each with its own memory pool (default: the processor count).</summary>
     public int IoThreadCount { get; set; } = Environment.ProcessorCount;
 
-    /// <summary>How long <see cref="FalconetServer.StopAsync"/> lets in-flight requests finish before aborting them (default 10 s).</summary>
+    /// <summary>
+    /// How long <see cref="FalconetServer.StopAsync"/> lets in-flight requests finish before aborting them
+    /// (default 10 s); it then waits at most <see cref="FalconetServer.AbortGrace"/> more for aborted handlers to return.
+    /// </summary>
     public TimeSpan ShutdownTimeout { get; set; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>
+    /// How long a connection may wait for the first byte of its next request, the first one included (default
+    /// 130 s); then it is closed gracefully. <see cref="Timeout.InfiniteTimeSpan"/> disables it.
+    /// </summary>
+    public TimeSpan KeepAliveTimeout { get; set; } = TimeSpan.FromSeconds(130);
+
+    /// <summary>
+    /// How long a request line and its headers may take to arrive once the first byte of the request has
+    /// (default 30 s); then the server answers 408 Request Timeout and closes. <see cref="Timeout.InfiniteTimeSpan"/> disables it.
+    /// </summary>
+    public TimeSpan RequestHeadersTimeout { get; set; } = TimeSpan.FromSeconds(30);
 
     /// <summary>Where the server logs (default: nowhere).</summary>
     public ILoggerFactory? LoggerFactory { get; set; }
 
-    /// <summary>Records who rented each pool block, so a leak report names it (tests; costs a stack trace per rent).</summary>
+    /// <summary>Records who rented each pool block of the built-in transport, so a leak report names it (tests; costs a stack trace per rent).</summary>
     public bool TrackPoolLeaks { get; set; }
+
+    /// <summary>The clock of timeouts and shutdown waits (tests drive a manual one).</summary>
+    internal TimeProvider TimeProvider { get; set; } = TimeProvider.System;
+
+    /// <summary>How often the heartbeat checks connection deadlines (default 1 s): a timeout fires up to this much late.</summary>
+    internal TimeSpan HeartbeatInterval { get; set; } = TimeSpan.FromSeconds(1);
 
     internal void Validate()
     {
@@ -50,10 +80,19 @@ public sealed class FalconetServerOptions
         }
 
         ArgumentNullException.ThrowIfNull(Limits);
+        ArgumentNullException.ThrowIfNull(TimeProvider);
         ArgumentOutOfRangeException.ThrowIfLessThan(OutputBufferLimit, 1, nameof(OutputBufferLimit));
         ArgumentOutOfRangeException.ThrowIfNegative(MaxRequestBodyDrainSize, nameof(MaxRequestBodyDrainSize));
-        ArgumentOutOfRangeException.ThrowIfLessThan(IoThreadCount, 1, nameof(IoThreadCount));
         ArgumentOutOfRangeException.ThrowIfLessThan(ShutdownTimeout, TimeSpan.Zero, nameof(ShutdownTimeout));
+        ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(HeartbeatInterval, TimeSpan.Zero, nameof(HeartbeatInterval));
+        ValidateTimeout(KeepAliveTimeout, nameof(KeepAliveTimeout));
+        ValidateTimeout(RequestHeadersTimeout, nameof(RequestHeadersTimeout));
+        if (TransportFactory is not null)
+        {
+            return;
+        }
+
+        ArgumentOutOfRangeException.ThrowIfLessThan(IoThreadCount, 1, nameof(IoThreadCount));
         if (Transport == TransportKind.Libuv)
         {
             throw new NotSupportedException("The libuv transport is not part of this build; use TransportKind.Sockets.");
@@ -62,6 +101,51 @@ public sealed class FalconetServerOptions
         if (!Enum.IsDefined(Transport))
         {
             throw new ArgumentOutOfRangeException(nameof(Transport), Transport, "Unknown transport.");
+        }
+    }
+
+    /// <summary>A copy of everything the server reads, limits included, so that changing these options later has no effect on it.</summary>
+    internal FalconetServerOptions Copy()
+    {
+        var copy = new FalconetServerOptions
+        {
+            Transport = Transport,
+            TransportFactory = TransportFactory,
+            Limits = CopyLimits(Limits),
+            OutputBufferLimit = OutputBufferLimit,
+            MaxRequestBodyDrainSize = MaxRequestBodyDrainSize,
+            IoThreadCount = IoThreadCount,
+            ShutdownTimeout = ShutdownTimeout,
+            KeepAliveTimeout = KeepAliveTimeout,
+            RequestHeadersTimeout = RequestHeadersTimeout,
+            LoggerFactory = LoggerFactory,
+            TrackPoolLeaks = TrackPoolLeaks,
+            TimeProvider = TimeProvider,
+            HeartbeatInterval = HeartbeatInterval,
+        };
+        foreach (IPEndPoint endpoint in Endpoints)
+        {
+            copy.Endpoints.Add(endpoint);
+        }
+
+        return copy;
+    }
+
+    /// <summary>Copies every limit (a test checks by reflection that no settable property is missed).</summary>
+    internal static HttpLimits CopyLimits(HttpLimits limits) => new()
+    {
+        MaxRequestLineSize = limits.MaxRequestLineSize,
+        MaxRequestHeadersSize = limits.MaxRequestHeadersSize,
+        MaxRequestHeaderCount = limits.MaxRequestHeaderCount,
+        MaxRequestBodySize = limits.MaxRequestBodySize,
+        MaxChunkExtensionSize = limits.MaxChunkExtensionSize,
+    };
+
+    private static void ValidateTimeout(TimeSpan timeout, string name)
+    {
+        if (timeout != Timeout.InfiniteTimeSpan)
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(timeout, TimeSpan.Zero, name);
         }
     }
 }

@@ -9,7 +9,8 @@ namespace Falconet.Transport;
 
 /// <summary>One accepted connection: receive into memory, send a sequence of blocks in one gathered call, abort or close.</summary>
 /// <remarks>
-/// At most one receive and one send may be pending at a time (they may overlap each other). Failures surface as
+/// A connection belongs to one I/O thread: pending operations resume there, and <see cref="Schedule"/> runs
+/// work there. At most one receive and one send may be pending at a time (they may overlap each other). Failures surface as
 /// <see cref="ConnectionResetException"/> (the peer reset), <see cref="ConnectionAbortedException"/> (the
 /// connection was aborted or disposed locally) or another <see cref="System.IO.IOException"/>; cancelling a
 /// pending operation aborts the connection and throws <see cref="OperationCanceledException"/>.
@@ -31,9 +32,28 @@ public abstract class TransportConnection : IAsyncDisposable
     /// <summary>Sends every segment of <paramref name="buffers"/> in one gathered call; completes when the system took all bytes. No Task is allocated per call.</summary>
     public abstract ValueTask SendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct = default);
 
-    /// <summary>Closes at once with a reset (RST); a pending receive returns 0 and a pending send fails.</summary>
+    /// <summary>
+    /// Runs <paramref name="workItem"/> on the connection's I/O thread, where its pending operations resume, so
+    /// that code started there rents and returns <see cref="Pool"/> blocks on the owner path. A server starts
+    /// each accepted connection's processing with it.
+    /// </summary>
+    public abstract void Schedule(IThreadPoolWorkItem workItem);
+
+    /// <summary>
+    /// Stops receiving without closing: a pending receive completes soon (with bytes that had already arrived,
+    /// or 0), and every later receive returns 0. Sending, <see cref="Abort"/> and <see cref="DisposeAsync"/> still
+    /// work, so a timed-out connection can still answer and close gracefully. Any thread may call it.
+    /// </summary>
+    public abstract void StopReceiving();
+
+    /// <summary>Closes at once with a reset (RST); a pending receive returns 0 and a pending send fails. Any thread may call it; call <see cref="DisposeAsync"/> afterwards.</summary>
     public abstract void Abort();
 
-    /// <summary>Closes gracefully: shuts down the sending side, then closes.</summary>
+    /// <summary>
+    /// Closes gracefully (shuts down the sending side, so the peer reads what was sent, then end of stream), then
+    /// completes once no receive or send is pending anymore: a pending one has failed or returned 0 and its
+    /// continuation has run, so the memory it was given can go back to the pool. Call it once, at the end, also
+    /// after <see cref="Abort"/>.
+    /// </summary>
     public abstract ValueTask DisposeAsync();
 }

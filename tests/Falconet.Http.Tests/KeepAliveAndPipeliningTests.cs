@@ -177,4 +177,42 @@ public sealed class KeepAliveAndPipeliningTests
 
         outstanding.ShouldBe(1);
     }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Pipelined_requests_for_large_responses_keep_buffered_output_within_the_write_behind_bound()
+    {
+        const int Requests = 64;
+        const int BodySize = 16 * 1024;
+        const long Limit = 64 * 1024;
+        byte[] body = BodyHashing.RandomBytes(BodySize, 5);
+        await using TestServer host = await TestServer.StartAsync(context =>
+        {
+            context.Response.Write(body);
+            return default;
+        });
+
+        // All requests in one write, so they arrive in one read; the client's small receive buffer fills fast.
+        var batch = new StringBuilder();
+        for (int i = 0; i < Requests; i++)
+        {
+            batch.Append("GET /p HTTP/1.1\r\nHost: t\r\n\r\n");
+        }
+
+        using (RawClient client = RawClient.Connect(host.EndPoint, receiveBufferSize: 16 * 1024))
+        {
+            await client.SendAsync(batch.ToString());
+            for (int i = 0; i < Requests; i++)
+            {
+                RawResponse response = await client.ReadResponseAsync();
+                response.StatusCode.ShouldBe(200);
+                response.Body.ShouldBe(body);
+            }
+        }
+
+        await host.Server.StopAsync().WaitAsync(TestTimeouts.Operation);
+
+        // About the bound plus one response (and a block of rounding), not 64 responses (1 MiB).
+        host.Server.PeakConnectionOutputBuffered.ShouldBeGreaterThanOrEqualTo(Limit);
+        host.Server.PeakConnectionOutputBuffered.ShouldBeLessThanOrEqualTo(Limit + BodySize + 4096);
+    }
 }

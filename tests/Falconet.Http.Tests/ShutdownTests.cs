@@ -2,6 +2,7 @@ using System;
 using System.Net.Sockets;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
+using Falconet.Server;
 using Shouldly;
 
 namespace Falconet.Http.Tests;
@@ -68,5 +69,74 @@ public sealed class ShutdownTests
         (await client.IsClosedByServerAsync()).ShouldBeTrue();
         release.TrySetResult();
         await stop.WaitAsync(TestTimeouts.Operation);
+    }
+
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task Stop_closes_an_idle_keep_alive_connection_with_a_FIN_not_a_reset(bool infiniteKeepAlive)
+    {
+        await using TestServer host = await TestServer.StartAsync(
+            context =>
+            {
+                context.Response.Write("hello"u8);
+                return default;
+            },
+            options =>
+            {
+                if (infiniteKeepAlive)
+                {
+                    options.KeepAliveTimeout = System.Threading.Timeout.InfiniteTimeSpan;
+                }
+            });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("hello");
+        Task<int> end = client.Socket.ReceiveAsync(new byte[16].AsMemory(), SocketFlags.None).AsTask();
+
+        await host.Server.StopAsync().WaitAsync(TestTimeouts.Operation);
+
+        // A clean end of stream reads as 0; a reset would throw ECONNRESET.
+        (await end.WaitAsync(TestTimeouts.Operation)).ShouldBe(0);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Stop_takes_the_shutdown_timeout_plus_the_abort_grace_when_a_handler_never_completes()
+    {
+        var clock = new ManualTimeProvider();
+        TimeSpan shutdownTimeout = TimeSpan.FromSeconds(10);
+        var entered = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var never = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using TestServer host = await TestServer.StartAsync(
+            async context =>
+            {
+                entered.TrySetResult();
+                await never.Task;
+            },
+            options =>
+            {
+                options.TimeProvider = clock;
+                options.ShutdownTimeout = shutdownTimeout;
+            });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        await entered.Task.WaitAsync(TestTimeouts.Operation);
+
+        Task stop = host.Server.StopAsync();
+        await clock.WaitForOneShotTimerAsync(shutdownTimeout).WaitAsync(TestTimeouts.Operation);
+        clock.Advance(shutdownTimeout);
+        (await client.IsClosedByServerAsync()).ShouldBeTrue();
+
+        // After the abort only the grace is waited for, not a second shutdown timeout.
+        await clock.WaitForOneShotTimerAsync(FalconetServer.AbortGrace).WaitAsync(TestTimeouts.Operation);
+        clock.Advance(FalconetServer.AbortGrace);
+        await stop.WaitAsync(TestTimeouts.Operation);
+
+        // The handler still runs: its connection and blocks stay out until it completes, then come back.
+        host.Server.ConnectionCount.ShouldBe(1);
+        host.Server.BlocksOutstanding.ShouldBeGreaterThan(0);
+        never.TrySetResult();
+        await host.Server.WaitForAllBlocksReturnedAsync(TimeSpan.FromSeconds(5));
+        host.Server.ConnectionCount.ShouldBe(0);
     }
 }

@@ -47,8 +47,8 @@ internal sealed class IoLane : IDisposable
         }
     }
 
-    /// <summary>Stops the thread after it has run what is queued; later items run on the thread pool.</summary>
-    public void Dispose()
+    /// <summary>Asks the thread to stop once it has run what is queued; later items run on the thread pool.</summary>
+    public void BeginStop()
     {
         if (_stopping)
         {
@@ -60,15 +60,26 @@ internal sealed class IoLane : IDisposable
         {
             Monitor.PulseAll(_gate);
         }
+    }
 
+    /// <summary>Stops the thread, waits at most <paramref name="timeout"/> for it to end, then disposes the pool.</summary>
+    /// <remarks>
+    /// A work item that blocks the lane (a handler that never returns) must not hang shutdown: the thread is a
+    /// background thread, and the wait is bounded. Renting from the disposed pool then throws on that thread.
+    /// </remarks>
+    public void Stop(TimeSpan timeout)
+    {
+        BeginStop();
         if (Environment.CurrentManagedThreadId != _thread.ManagedThreadId)
         {
-            // A continuation that blocks the lane must not hang shutdown; the thread is a background thread.
-            _thread.Join(TimeSpan.FromSeconds(5));
+            _thread.Join(timeout);
         }
 
         Pool.Dispose();
     }
+
+    /// <summary>Stops the thread (waiting at most a second for it) and disposes the pool.</summary>
+    public void Dispose() => Stop(TimeSpan.FromSeconds(1));
 
     private void Run()
     {

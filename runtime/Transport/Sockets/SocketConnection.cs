@@ -19,6 +19,7 @@ internal sealed class SocketConnection : TransportConnection
     private readonly SocketReceiver _receiver;
     private readonly SocketSender _sender;
     private int _state;
+    private int _receiveStopped;
 
     public SocketConnection(Socket socket, IoLane lane)
     {
@@ -48,7 +49,9 @@ internal sealed class SocketConnection : TransportConnection
             return ValueTask.FromCanceled<int>(ct);
         }
 
-        return IsClosedLocally ? new ValueTask<int>(0) : _receiver.ReceiveAsync(buffer, ct);
+        return IsClosedLocally || Volatile.Read(ref _receiveStopped) != 0
+            ? new ValueTask<int>(0)
+            : _receiver.ReceiveAsync(buffer, ct);
     }
 
     public override ValueTask SendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct = default)
@@ -64,6 +67,34 @@ internal sealed class SocketConnection : TransportConnection
         }
 
         return _sender.SendAsync(buffers, ct);
+    }
+
+    public override void Schedule(IThreadPoolWorkItem workItem)
+    {
+        ArgumentNullException.ThrowIfNull(workItem);
+        _lane.Schedule(workItem);
+    }
+
+    public override void StopReceiving()
+    {
+        if (Interlocked.Exchange(ref _receiveStopped, 1) != 0 || IsClosedLocally)
+        {
+            return;
+        }
+
+        try
+        {
+            // shutdown(SHUT_RD): a pending receive wakes and returns what had arrived, or 0; the sending side stays open.
+            Socket.Shutdown(SocketShutdown.Receive);
+        }
+        catch (SocketException)
+        {
+            // Not connected anymore: a pending receive completes on its own.
+        }
+        catch (ObjectDisposedException)
+        {
+            // Closed concurrently: a pending receive completes with 0.
+        }
     }
 
     public override void Abort()
@@ -105,9 +136,29 @@ internal sealed class SocketConnection : TransportConnection
             Socket.Dispose();
         }
 
-        // A pending operation completes first: event args disposal waits for it.
+        // Closing fails a pending operation; its outcome still travels through the lane. The caller may return
+        // the memory it handed to the operation only once that is done.
+        ValueTask receive = _receiver.WaitUntilIdleAsync();
+        ValueTask send = _sender.WaitUntilIdleAsync();
+        if (receive.IsCompletedSuccessfully && send.IsCompletedSuccessfully)
+        {
+            ReleaseOperations();
+            return default;
+        }
+
+        return DisposeWhenIdleAsync(receive, send);
+    }
+
+    private async ValueTask DisposeWhenIdleAsync(ValueTask receive, ValueTask send)
+    {
+        await receive.ConfigureAwait(false);
+        await send.ConfigureAwait(false);
+        ReleaseOperations();
+    }
+
+    private void ReleaseOperations()
+    {
         _receiver.Dispose();
         _sender.Dispose();
-        return default;
     }
 }

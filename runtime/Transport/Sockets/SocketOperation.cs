@@ -12,7 +12,9 @@ namespace Falconet.Transport.Sockets;
 /// A call that completes synchronously returns a completed ValueTask and never touches the source, so a run
 /// of synchronous completions does not recurse. A pending call completes on a socket engine thread, which only
 /// records the outcome and schedules this object on the connection's lane; the lane signals the source, and
-/// the awaiting continuation runs there.
+/// the awaiting continuation runs there. A call counts as outstanding from its start until its outcome is
+/// delivered (the continuation has run when it runs inline), which is what <see cref="WaitUntilIdleAsync"/>
+/// waits for before a connection's memory may be reused.
 /// </remarks>
 internal abstract class SocketOperation : SocketAsyncEventArgs, IThreadPoolWorkItem
 {
@@ -23,6 +25,8 @@ internal abstract class SocketOperation : SocketAsyncEventArgs, IThreadPoolWorkI
     private CancellationTokenRegistration _registration;
     private CancellationToken _token;
     private int _busy;
+    private int _outstanding;
+    private TaskCompletionSource? _idleWaiter;
     private int _result;
     private Exception? _error;
 
@@ -47,6 +51,7 @@ internal abstract class SocketOperation : SocketAsyncEventArgs, IThreadPoolWorkI
             throw new InvalidOperationException($"A {Kind} is already pending on this connection.");
         }
 
+        Interlocked.Increment(ref _outstanding);
         _core.Reset();
         _token = ct;
         if (ct.CanBeCanceled)
@@ -65,6 +70,7 @@ internal abstract class SocketOperation : SocketAsyncEventArgs, IThreadPoolWorkI
         _registration = default;
         _token = default;
         Volatile.Write(ref _busy, 0);
+        Finish();
     }
 
     /// <summary>Records the outcome of a pending call and hands its delivery to the lane.</summary>
@@ -93,6 +99,43 @@ internal abstract class SocketOperation : SocketAsyncEventArgs, IThreadPoolWorkI
         else
         {
             _core.SetException(error);
+        }
+
+        // Only now, after an inline continuation has run, may a waiting disposal reuse the memory.
+        Finish();
+    }
+
+    /// <summary>
+    /// Completes once no call is outstanding: a pending one has completed and delivered its outcome. Connections
+    /// wait for this after closing, before the memory handed to the call goes back to the pool.
+    /// </summary>
+    internal ValueTask WaitUntilIdleAsync()
+    {
+        if (Volatile.Read(ref _outstanding) == 0)
+        {
+            return default;
+        }
+
+        // Rare (an operation pending at close), so a Task is fine. Its continuation runs where the operation
+        // finishes, normally the lane thread, so the connection returns its blocks on the pool's owner path.
+        var waiter = new TaskCompletionSource();
+        TaskCompletionSource? existing = Interlocked.CompareExchange(ref _idleWaiter, waiter, null);
+        waiter = existing ?? waiter;
+
+        // Published before reading the count; Finish decrements before reading the waiter.
+        if (Volatile.Read(ref _outstanding) == 0)
+        {
+            Interlocked.Exchange(ref _idleWaiter, null)?.TrySetResult();
+        }
+
+        return new ValueTask(waiter.Task);
+    }
+
+    private void Finish()
+    {
+        if (Interlocked.Decrement(ref _outstanding) == 0 && Volatile.Read(ref _idleWaiter) is not null)
+        {
+            Interlocked.Exchange(ref _idleWaiter, null)?.TrySetResult();
         }
     }
 

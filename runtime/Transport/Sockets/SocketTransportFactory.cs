@@ -15,6 +15,9 @@ namespace Falconet.Transport.Sockets;
 /// </remarks>
 public sealed class SocketTransportFactory : ITransportFactory, IAsyncDisposable, IDisposable
 {
+    /// <summary>How long disposal waits, in total, for lane threads to finish what they run (a lane blocked by a handler is left behind).</summary>
+    internal static readonly TimeSpan LaneStopTimeout = TimeSpan.FromSeconds(1);
+
     private readonly IoLane[] _lanes;
     private readonly SlabMemoryPool[] _pools;
     private int _nextLane = -1;
@@ -92,9 +95,17 @@ public sealed class SocketTransportFactory : ITransportFactory, IAsyncDisposable
         }
 
         _disposed = true;
+
+        // Every lane is told first, so blocked lanes share one bounded wait instead of one each.
         foreach (IoLane lane in _lanes)
         {
-            lane.Dispose();
+            lane.BeginStop();
+        }
+
+        long deadline = Environment.TickCount64 + (long)LaneStopTimeout.TotalMilliseconds;
+        foreach (IoLane lane in _lanes)
+        {
+            lane.Stop(TimeSpan.FromMilliseconds(Math.Max(0, deadline - Environment.TickCount64)));
         }
     }
 

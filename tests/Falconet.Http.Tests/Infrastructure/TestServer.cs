@@ -6,7 +6,7 @@ using Falconet.Server;
 
 namespace Falconet.Http.Tests.Infrastructure;
 
-/// <summary>A server on 127.0.0.1 port 0 for one test; disposing it stops the server and checks every pool block came back.</summary>
+/// <summary>A server on 127.0.0.1 port 0 for one test; disposing it stops the server, checks every pool block came back, and disposes a transport the test supplied.</summary>
 internal sealed class TestServer : IAsyncDisposable
 {
     private TestServer(FalconetServer server)
@@ -39,9 +39,20 @@ internal sealed class TestServer : IAsyncDisposable
 
     public async ValueTask DisposeAsync()
     {
-        await Server.StopAsync().WaitAsync(TestTimeouts.Operation);
-        await Server.WaitForAllBlocksReturnedAsync(TimeSpan.FromSeconds(5));
-        await Server.DisposeAsync();
+        try
+        {
+            await Server.StopAsync().WaitAsync(TestTimeouts.Operation);
+            await Server.WaitForAllBlocksReturnedAsync(TimeSpan.FromSeconds(5));
+            await Server.DisposeAsync();
+        }
+        finally
+        {
+            // The server never disposes a transport it was given.
+            if (Server.Options.TransportFactory is IAsyncDisposable transport)
+            {
+                await transport.DisposeAsync();
+            }
+        }
     }
 }
 

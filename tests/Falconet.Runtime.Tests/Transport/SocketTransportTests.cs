@@ -399,4 +399,89 @@ public sealed class SocketTransportTests
         Assert.Equal(client.LocalEndPoint, server.RemoteEndPoint);
         Assert.Equal(harness.Listener.EndPoint, server.LocalEndPoint);
     }
+
+    [Fact(Timeout = Timeout)]
+    public async Task StopReceiving_completes_a_pending_receive_with_0_and_leaves_sending_and_a_graceful_close()
+    {
+        await using SocketHarness harness = await SocketHarness.StartAsync();
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        byte[] buffer = new byte[64];
+        ValueTask<int> pending = server.ReceiveAsync(buffer);
+        Assert.False(pending.IsCompleted);
+
+        server.StopReceiving();
+
+        Assert.Equal(0, await pending.AsTask().WaitAsync(Step));
+        Assert.Equal(0, await server.ReceiveAsync(buffer).AsTask().WaitAsync(Step));
+        await server.SendAsync(new ReadOnlySequence<byte>("408"u8.ToArray())).AsTask().WaitAsync(Step);
+        await server.DisposeAsync();
+
+        byte[] received = new byte[3];
+        await SocketHarness.ReceiveExactlyAsync(client, received).WaitAsync(Step);
+        Assert.Equal("408"u8.ToArray(), received);
+        Assert.Equal(0, await client.ReceiveAsync(buffer, SocketFlags.None).WaitAsync(Step));
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task DisposeAsync_completes_only_after_a_pending_receive_has_delivered_its_outcome()
+    {
+        await using SocketHarness harness = await SocketHarness.StartAsync();
+        (_, TransportConnection server) = await harness.ConnectAsync();
+        MemoryBlock block = server.Pool.Rent();
+        using var laneHeld = new ManualResetEventSlim();
+        using var releaseLane = new ManualResetEventSlim();
+        try
+        {
+            Task<int> receive = ObserveAsync(server.ReceiveAsync(block.Memory));
+
+            // Hold the lane: the receive's outcome travels through it, so it cannot be delivered meanwhile.
+            server.Schedule(new DelegateWorkItem(() =>
+            {
+                laneHeld.Set();
+                releaseLane.Wait(Step);
+            }));
+            Assert.True(laneHeld.Wait(Step));
+            server.Abort();
+
+            ValueTask dispose = server.DisposeAsync();
+            Assert.False(dispose.IsCompleted, "DisposeAsync completed while a receive into the block was still pending");
+            Assert.False(receive.IsCompleted);
+
+            releaseLane.Set();
+            await dispose.AsTask().WaitAsync(Step);
+            Assert.True(receive.IsCompleted, "DisposeAsync completed before the receive's continuation ran");
+            Assert.Equal(0, await receive);
+        }
+        finally
+        {
+            releaseLane.Set();
+            server.Pool.Return(block);
+        }
+
+        static async Task<int> ObserveAsync(ValueTask<int> pending) => await pending.ConfigureAwait(false);
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task Schedule_runs_work_on_the_lane_thread_that_owns_the_connection_pool()
+    {
+        await using SocketHarness harness = await SocketHarness.StartAsync(ioThreads: 2);
+        var threads = new List<(int Expected, Task<int> Ran)>();
+        for (int i = 0; i < 4; i++)
+        {
+            (_, TransportConnection server) = await harness.ConnectAsync();
+            var ran = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
+            server.Schedule(new DelegateWorkItem(() => ran.SetResult(Environment.CurrentManagedThreadId)));
+            threads.Add((server.Pool.OwnerThreadId, ran.Task));
+        }
+
+        foreach ((int expected, Task<int> ran) in threads)
+        {
+            Assert.Equal(expected, await ran.WaitAsync(Step));
+        }
+    }
+
+    private sealed class DelegateWorkItem(Action action) : IThreadPoolWorkItem
+    {
+        public void Execute() => action();
+    }
 }

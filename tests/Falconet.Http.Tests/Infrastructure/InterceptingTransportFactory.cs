@@ -1,0 +1,109 @@
+using System;
+using System.Buffers;
+using System.Collections.Generic;
+using System.Net;
+using System.Net.Sockets;
+using System.Threading;
+using System.Threading.Tasks;
+using Falconet.Buffers;
+using Falconet.Transport;
+using Falconet.Transport.Sockets;
+
+namespace Falconet.Http.Tests.Infrastructure;
+
+/// <summary>
+/// The sockets transport seen through the transport contract, with hooks for tests: it can hand out each
+/// accepted connection only once the client's first bytes have arrived, and report when a receive that had to
+/// wait completes (before the HTTP layer sees the result).
+/// </summary>
+internal sealed class InterceptingTransportFactory : ITransportFactory, IAsyncDisposable
+{
+    public InterceptingTransportFactory(int ioThreads = 2)
+    {
+        Inner = new SocketTransportFactory(new SocketTransportOptions { IoThreadCount = ioThreads, TrackLeaks = true });
+    }
+
+    public SocketTransportFactory Inner { get; }
+
+    /// <summary>Accept returns a connection only once its first bytes are readable, so the first receive completes at once.</summary>
+    public bool AcceptOnceReadable { get; init; }
+
+    /// <summary>Called on the thread that completes a receive that was pending, before its result goes on.</summary>
+    public Action<TransportConnection>? PendingReceiveCompleted { get; init; }
+
+    public bool Disposed { get; private set; }
+
+    public IReadOnlyList<SlabMemoryPool> Pools => Inner.Pools;
+
+    public async ValueTask<IConnectionListener> BindAsync(EndPoint endpoint, CancellationToken ct = default)
+        => new Listener(this, await Inner.BindAsync(endpoint, ct));
+
+    public async ValueTask DisposeAsync()
+    {
+        Disposed = true;
+        await Inner.DisposeAsync();
+    }
+
+    private sealed class Listener(InterceptingTransportFactory owner, IConnectionListener inner) : IConnectionListener
+    {
+        public EndPoint EndPoint => inner.EndPoint;
+
+        public async ValueTask<TransportConnection?> AcceptAsync(CancellationToken ct = default)
+        {
+            TransportConnection? connection = await inner.AcceptAsync(ct);
+            if (connection is null)
+            {
+                return null;
+            }
+
+            if (owner.AcceptOnceReadable)
+            {
+                // Like TCP_DEFER_ACCEPT: the request is already there when the server first receives.
+                ((SocketConnection)connection).Socket.Poll(TestTimeouts.Operation, SelectMode.SelectRead);
+            }
+
+            return owner.PendingReceiveCompleted is { } callback ? new Intercepted(connection, callback) : connection;
+        }
+
+        public ValueTask UnbindAsync() => inner.UnbindAsync();
+
+        public ValueTask DisposeAsync() => inner.DisposeAsync();
+    }
+
+    private sealed class Intercepted(TransportConnection inner, Action<TransportConnection> pendingReceiveCompleted) : TransportConnection
+    {
+        public override EndPoint? LocalEndPoint => inner.LocalEndPoint;
+
+        public override EndPoint? RemoteEndPoint => inner.RemoteEndPoint;
+
+        public override SlabMemoryPool Pool => inner.Pool;
+
+        public override ValueTask<int> ReceiveAsync(Memory<byte> buffer, CancellationToken ct = default)
+        {
+            ValueTask<int> receive = inner.ReceiveAsync(buffer, ct);
+            return receive.IsCompleted ? receive : AwaitAsync(receive);
+        }
+
+        public override ValueTask SendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct = default) => inner.SendAsync(buffers, ct);
+
+        public override void Schedule(IThreadPoolWorkItem workItem) => inner.Schedule(workItem);
+
+        public override void StopReceiving() => inner.StopReceiving();
+
+        public override void Abort() => inner.Abort();
+
+        public override ValueTask DisposeAsync() => inner.DisposeAsync();
+
+        private async ValueTask<int> AwaitAsync(ValueTask<int> receive)
+        {
+            try
+            {
+                return await receive.ConfigureAwait(false);
+            }
+            finally
+            {
+                pendingReceiveCompleted(this);
+            }
+        }
+    }
+}
