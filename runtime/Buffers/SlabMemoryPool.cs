@@ -17,6 +17,9 @@ namespace Falconet.Buffers;
 /// </remarks>
 public sealed class SlabMemoryPool : IDisposable
 {
+    /// <summary>The owner id of a pool that no thread owns (managed thread ids start at 1).</summary>
+    public const int NoOwnerThread = 0;
+
     /// <summary>Size of one block in bytes; blocks start on a 4096-byte address boundary.</summary>
     public const int BlockSize = 4096;
 
@@ -52,7 +55,10 @@ public sealed class SlabMemoryPool : IDisposable
     {
     }
 
-    /// <summary>Creates a pool owned by the thread with the given managed id (an I/O thread created but not yet started).</summary>
+    /// <summary>
+    /// Creates a pool owned by the thread with the given managed id (an I/O thread created but not yet started), or
+    /// by no thread with <see cref="NoOwnerThread"/>: then every thread rents and returns through the shared queue.
+    /// </summary>
     public SlabMemoryPool(string name, bool trackLeaks, int ownerThreadId)
     {
         ArgumentNullException.ThrowIfNull(name);

@@ -40,6 +40,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     private bool _requestKeepAlive;
     private bool _headDeadlineArmed;
     private volatile bool _abortRequested;
+    private bool _lingerOnClose;
     private volatile bool _waitingForRequest;
     private long _deadline = HttpConnectionSettings.NoDeadline;
 
@@ -144,6 +145,10 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         try
         {
             await ProcessRequestsAsync().ConfigureAwait(false);
+            if (_lingerOnClose && !_abortRequested && !_input.PeerClosed)
+            {
+                await LingerAsync().ConfigureAwait(false);
+            }
         }
         catch (Exception exception)
         {
@@ -198,6 +203,9 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                 _response.Reset(isHead: false, http10: false, keepAlive: false);
                 _response.TryWriteEmptyResponse(exception.StatusCode, keepAlive: false);
                 await _output.FlushAsync().ConfigureAwait(false);
+
+                // The client may still be sending the rest of what it meant as a request.
+                _lingerOnClose = true;
                 return;
             }
 
@@ -214,7 +222,8 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                 // The request runs inside this method so that a handler completing synchronously costs no
                 // state machine; an asynchronous one reuses this method's box for the whole connection.
                 bool keepAlive = false;
-                if (BeginRequest())
+                bool accepted = BeginRequest();
+                if (accepted)
                 {
                     Exception? failure = null;
                     try
@@ -251,6 +260,10 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                 if (!keepAlive)
                 {
                     await _output.FlushAsync().ConfigureAwait(false);
+
+                    // A rejected request, an unread body or pipelined bytes: the client is likely still sending, so
+                    // close without a reset.
+                    _lingerOnClose = !accepted || !_body.IsCompleted || _input.Buffered != 0;
                     return;
                 }
 
@@ -298,6 +311,35 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                     await RespondRequestTimeoutAsync().ConfigureAwait(false);
                 }
 
+                return;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Lingering close (RFC 9112 section 9.6): shuts down the sending side, so the client reads the whole response and
+    /// then the end of the stream, and reads and discards what it still sends until it closes, for at most
+    /// <see cref="HttpConnectionSettings.LingerTime"/> or <see cref="HttpConnectionSettings.LingerMaxBytes"/>. Closing
+    /// at once with unread input would send a reset, which can destroy the response before the client reads it.
+    /// </summary>
+    private async ValueTask LingerAsync()
+    {
+        _transport.ShutdownSend();
+        _output.ReleaseIdleBlock();
+        _response.ReleaseIdleBlock();
+        if (!TrySetDeadline(_settings.DeadlineAfter(_settings.LingerTimeout)))
+        {
+            return;
+        }
+
+        long discarded = 0;
+        while (discarded < HttpConnectionSettings.LingerMaxBytes)
+        {
+            discarded += _input.Buffered;
+            _input.Consume(_input.GetSequence().End);
+            int received = _input.EndReceive(await _input.BeginReceive(CancellationToken.None).ConfigureAwait(false));
+            if (received == 0)
+            {
                 return;
             }
         }
@@ -382,6 +424,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             && HttpConnectionTokens.ContainsContinue(_requestHeaders.Expect);
         _body.Reset(bodyKind, contentLength, expectContinue);
         _response.Reset(isHead, http10, _requestKeepAlive);
+        _response.AllowSynchronousWrites = _settings.AllowSynchronousWrites;
         return true;
     }
 

@@ -13,6 +13,12 @@ internal sealed class HttpConnectionSettings
     /// <summary>A deadline that runs but never passes (the timeout is infinite); a stopping server can still expire it.</summary>
     public const long NeverPasses = long.MaxValue - 1;
 
+    /// <summary>How long a lingering close reads and discards what the peer still sends before closing.</summary>
+    public static readonly TimeSpan LingerTime = TimeSpan.FromSeconds(2);
+
+    /// <summary>The most bytes a lingering close reads and discards.</summary>
+    public const long LingerMaxBytes = 1024 * 1024;
+
     public HttpConnectionSettings(IHttpApplication application, HttpLimits limits, long outputBufferLimit,
         long maxRequestBodyDrainSize, TimeSpan keepAliveTimeout, TimeSpan requestHeadersTimeout,
         TimeProvider timeProvider, ILogger logger, CancellationToken shutdown, Action<HttpConnection>? connectionClosed = null)
@@ -24,6 +30,7 @@ internal sealed class HttpConnectionSettings
         TimeProvider = timeProvider;
         KeepAliveTimeout = ToTimestampTicks(keepAliveTimeout, timeProvider);
         RequestHeadersTimeout = ToTimestampTicks(requestHeadersTimeout, timeProvider);
+        LingerTimeout = ToTimestampTicks(LingerTime, timeProvider);
         Logger = logger;
         Shutdown = shutdown;
         ConnectionClosed = connectionClosed;
@@ -48,6 +55,12 @@ internal sealed class HttpConnectionSettings
 
     /// <summary>Time allowed from the first byte of a request to the end of its header section, in timestamp ticks.</summary>
     public long RequestHeadersTimeout { get; }
+
+    /// <summary>The initial <see cref="HttpResponse.AllowSynchronousWrites"/> of every request.</summary>
+    public bool AllowSynchronousWrites { get; init; }
+
+    /// <summary><see cref="LingerTime"/> in timestamp ticks.</summary>
+    public long LingerTimeout { get; }
 
     public ILogger Logger { get; }
 

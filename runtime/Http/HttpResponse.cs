@@ -57,7 +57,8 @@ public sealed partial class HttpResponse
 
     /// <summary>
     /// Whether the synchronous <see cref="Stream.Write(byte[], int, int)"/>, <see cref="Stream.WriteByte"/> and
-    /// <see cref="Stream.Flush"/> of <see cref="Body"/> are allowed (false by default, reset for every request).
+    /// <see cref="Stream.Flush"/> of <see cref="Body"/> are allowed (set for every request from the server's
+    /// FalconetServerOptions.AllowSynchronousWrites, false by default).
     /// When false they throw <see cref="NotSupportedException"/>. When true they buffer like <see cref="Write"/>
     /// and never wait: the write-behind bound does not apply to them, since a synchronous call cannot wait for
     /// the socket without blocking the I/O thread the handler runs on.

@@ -103,7 +103,10 @@ public sealed class FalconetServer : IAsyncDisposable
         _running = options;
         _settings = new HttpConnectionSettings(_application, options.Limits, options.OutputBufferLimit,
             options.MaxRequestBodyDrainSize, options.KeepAliveTimeout, options.RequestHeadersTimeout,
-            options.TimeProvider, _logger, _shutdown.Token, OnConnectionClosed);
+            options.TimeProvider, _logger, _shutdown.Token, OnConnectionClosed)
+        {
+            AllowSynchronousWrites = options.AllowSynchronousWrites,
+        };
         DateHeaderValues.Acquire();
         try
         {
@@ -202,6 +205,7 @@ public sealed class FalconetServer : IAsyncDisposable
     {
         TransportKind.Sockets => new SocketTransportFactory(new SocketTransportOptions
         {
+            Scheduling = options.Scheduling,
             IoThreadCount = options.IoThreadCount,
             TrackLeaks = options.TrackPoolLeaks,
         }),

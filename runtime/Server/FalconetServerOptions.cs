@@ -39,7 +39,22 @@ public sealed class FalconetServerOptions
     /// </summary>
     public long MaxRequestBodyDrainSize { get; set; } = 64 * 1024;
 
-    /// <summary>Number of I/O threads of the built-in transport, each with its own memory pool (default: the processor count).</summary>
+    /// <summary>
+    /// The initial value of <see cref="HttpResponse.AllowSynchronousWrites"/> for every request (default false): lets
+    /// the response body stream buffer synchronous writes instead of throwing. A handler may still change it per request.
+    /// </summary>
+    public bool AllowSynchronousWrites { get; set; }
+
+    /// <summary>
+    /// Where connection code runs when a socket operation completes (default <see cref="IoScheduling.ThreadPool"/>:
+    /// on the completing thread, no hand-off; see docs/http-server.md, "Threads").
+    /// </summary>
+    public IoScheduling Scheduling { get; set; } = IoScheduling.ThreadPool;
+
+    /// <summary>
+    /// Number of memory pools of the built-in transport, connections spread over them (default: the processor
+    /// count); with <see cref="IoScheduling.IoThreads"/> also the number of I/O threads, one per pool.
+    /// </summary>
     public int IoThreadCount { get; set; } = Environment.ProcessorCount;
 
     /// <summary>
@@ -93,6 +108,11 @@ public sealed class FalconetServerOptions
         }
 
         ArgumentOutOfRangeException.ThrowIfLessThan(IoThreadCount, 1, nameof(IoThreadCount));
+        if (!Enum.IsDefined(Scheduling))
+        {
+            throw new ArgumentOutOfRangeException(nameof(Scheduling), Scheduling, "Unknown scheduling.");
+        }
+
         if (Transport == TransportKind.Libuv)
         {
             throw new NotSupportedException("The libuv transport is not part of this build; use TransportKind.Sockets.");
@@ -114,6 +134,8 @@ public sealed class FalconetServerOptions
             Limits = CopyLimits(Limits),
             OutputBufferLimit = OutputBufferLimit,
             MaxRequestBodyDrainSize = MaxRequestBodyDrainSize,
+            Scheduling = Scheduling,
+            AllowSynchronousWrites = AllowSynchronousWrites,
             IoThreadCount = IoThreadCount,
             ShutdownTimeout = ShutdownTimeout,
             KeepAliveTimeout = KeepAliveTimeout,

@@ -46,6 +46,12 @@ public abstract class TransportConnection : IAsyncDisposable
     /// </summary>
     public abstract void StopReceiving();
 
+    /// <summary>
+    /// Shuts down the sending side (FIN after the bytes already sent) and keeps receiving: the peer reads the end of
+    /// the stream while it may still be sending, so a close that follows once it stopped loses nothing (lingering close).
+    /// </summary>
+    public abstract void ShutdownSend();
+
     /// <summary>Closes at once with a reset (RST); a pending receive returns 0 and a pending send fails. Any thread may call it; call <see cref="DisposeAsync"/> afterwards.</summary>
     public abstract void Abort();
 

@@ -10,7 +10,7 @@ namespace Falconet.Samples.Plaintext;
 /// <summary>Runs the TechEmpower sample until Ctrl+C (SIGINT) or SIGTERM, then stops gracefully.</summary>
 internal static class Program
 {
-    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets] [--stats]";
+    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets] [--scheduling threadpool|iothreads] [--stats]";
 
     public static async Task<int> Main(string[] args)
     {
@@ -33,7 +33,7 @@ internal static class Program
             return 2;
         }
 
-        var options = new FalconetServerOptions { Transport = arguments.Transport };
+        var options = new FalconetServerOptions { Transport = arguments.Transport, Scheduling = arguments.Scheduling };
         options.Endpoints.Add(new IPEndPoint(IPAddress.Loopback, arguments.Port));
 
         var stop = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);

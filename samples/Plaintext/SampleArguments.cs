@@ -2,15 +2,18 @@ using System;
 using System.Diagnostics.CodeAnalysis;
 using System.Globalization;
 using Falconet.Server;
+using Falconet.Transport;
 
 namespace Falconet.Samples.Plaintext;
 
-/// <summary>The sample's command line: --port N (default 8080), --transport sockets|libuv, --stats.</summary>
+/// <summary>The sample's command line: --port N (default 8080), --transport sockets|libuv, --scheduling threadpool|iothreads, --stats.</summary>
 internal sealed class SampleArguments
 {
     public int Port { get; private set; } = 8080;
 
     public TransportKind Transport { get; private set; } = TransportKind.Sockets;
+
+    public IoScheduling Scheduling { get; private set; } = IoScheduling.ThreadPool;
 
     public bool Stats { get; private set; }
 
@@ -44,6 +47,23 @@ internal sealed class SampleArguments
                     else
                     {
                         error = "--transport is 'sockets' (or 'libuv' once that transport exists).";
+                        return false;
+                    }
+
+                    break;
+                case "--scheduling":
+                    string? scheduling = i + 1 < args.Length ? args[++i] : null;
+                    if (string.Equals(scheduling, "threadpool", StringComparison.OrdinalIgnoreCase))
+                    {
+                        result.Scheduling = IoScheduling.ThreadPool;
+                    }
+                    else if (string.Equals(scheduling, "iothreads", StringComparison.OrdinalIgnoreCase))
+                    {
+                        result.Scheduling = IoScheduling.IoThreads;
+                    }
+                    else
+                    {
+                        error = "--scheduling is 'threadpool' (default) or 'iothreads'.";
                         return false;
                     }
 

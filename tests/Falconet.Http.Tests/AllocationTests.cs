@@ -6,6 +6,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
 using Falconet.Samples.Plaintext;
+using Falconet.Transport;
 using Shouldly;
 using Xunit.Abstractions;
 
@@ -28,14 +29,16 @@ public sealed class AllocationTests(ITestOutputHelper output)
     private const int WarmUpRound = 256;
 
     [Theory(Timeout = 120_000)]
-    [InlineData("/plaintext", "Hello, World!", 1)]
-    [InlineData("/json", "{\"message\":\"Hello, World!\"}", 1)]
-    [InlineData("/plaintext", "Hello, World!", 16)]
-    [InlineData("/json", "{\"message\":\"Hello, World!\"}", 16)]
-    public async Task Sample_requests_on_one_keep_alive_connection_allocate_less_than_64_bytes_each(string path, string body, int depth)
+    [InlineData("/plaintext", "Hello, World!", 1, IoScheduling.ThreadPool)]
+    [InlineData("/json", "{\"message\":\"Hello, World!\"}", 1, IoScheduling.ThreadPool)]
+    [InlineData("/plaintext", "Hello, World!", 16, IoScheduling.ThreadPool)]
+    [InlineData("/json", "{\"message\":\"Hello, World!\"}", 16, IoScheduling.ThreadPool)]
+    [InlineData("/plaintext", "Hello, World!", 1, IoScheduling.IoThreads)]
+    [InlineData("/json", "{\"message\":\"Hello, World!\"}", 16, IoScheduling.IoThreads)]
+    public async Task Sample_requests_on_one_keep_alive_connection_allocate_less_than_64_bytes_each(string path, string body, int depth, IoScheduling scheduling)
     {
         var application = new PlaintextApplication();
-        await using TestServer host = await TestServer.StartAsync(application.Handle, trackLeaks: false);
+        await using TestServer host = await TestServer.StartAsync(application.Handle, options => options.Scheduling = scheduling, trackLeaks: false);
         using var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
         socket.ReceiveTimeout = 20_000;
         socket.SendTimeout = 20_000;
@@ -92,7 +95,7 @@ public sealed class AllocationTests(ITestOutputHelper output)
             double windowPerRequest = (double)(after - before) / (batches * depth);
             perRequest = Math.Min(perRequest, windowPerRequest);
             string figure = string.Create(CultureInfo.InvariantCulture,
-                $"{path} depth={depth} window={window}: warm_up_requests={warmUpRequests} requests={batches * depth} allocated_bytes={after - before} allocated_bytes_per_request={windowPerRequest:F2}");
+                $"{path} depth={depth} {scheduling} window={window}: warm_up_requests={warmUpRequests} requests={batches * depth} allocated_bytes={after - before} allocated_bytes_per_request={windowPerRequest:F2}");
             output.WriteLine(figure);
             Console.WriteLine("Falconet allocation test " + figure);
         }

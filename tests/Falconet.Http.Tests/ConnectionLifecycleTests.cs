@@ -6,6 +6,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
 using Falconet.Server;
+using Falconet.Transport;
 using Shouldly;
 
 namespace Falconet.Http.Tests;
@@ -13,18 +14,20 @@ namespace Falconet.Http.Tests;
 /// <summary>Where connections run, how they end, which transport they run on, and what the server reads from its options.</summary>
 public sealed class ConnectionLifecycleTests
 {
-    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
-    public async Task A_request_that_arrives_with_the_connect_is_handled_on_an_io_thread()
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData(IoScheduling.ThreadPool)]
+    [InlineData(IoScheduling.IoThreads)]
+    public async Task A_request_that_arrives_with_the_connect_is_handled_where_the_scheduling_says_not_on_the_accept_loop(IoScheduling scheduling)
     {
-        var threads = new ConcurrentQueue<string?>();
+        var threads = new ConcurrentQueue<(string? Name, bool PoolThread)>();
         await using TestServer host = await TestServer.StartAsync(
             context =>
             {
-                threads.Enqueue(Thread.CurrentThread.Name);
+                threads.Enqueue((Thread.CurrentThread.Name, Thread.CurrentThread.IsThreadPoolThread));
                 context.Response.Write("ok"u8);
                 return default;
             },
-            options => options.TransportFactory = new InterceptingTransportFactory { AcceptOnceReadable = true });
+            options => options.TransportFactory = new InterceptingTransportFactory(scheduling: scheduling) { AcceptOnceReadable = true });
 
         // The accept hands the connection over only once its request is readable, so the server's first
         // receive completes at once: the request is parsed and handled wherever the connection starts.
@@ -37,11 +40,20 @@ public sealed class ConnectionLifecycleTests
         }
 
         threads.Count.ShouldBe(8);
-        threads.ShouldAllBe(name => name != null && name.StartsWith("falconet-io-", StringComparison.Ordinal));
+        if (scheduling == IoScheduling.IoThreads)
+        {
+            threads.ShouldAllBe(t => t.Name != null && t.Name.StartsWith("falconet-io-", StringComparison.Ordinal));
+        }
+        else
+        {
+            threads.ShouldAllBe(t => t.PoolThread);
+        }
     }
 
-    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
-    public async Task A_handler_blocking_its_io_thread_does_not_stop_the_server_accepting_connections()
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData(IoScheduling.ThreadPool)]
+    [InlineData(IoScheduling.IoThreads)]
+    public async Task A_handler_blocking_its_thread_does_not_stop_the_server_accepting_and_answering_connections(IoScheduling scheduling)
     {
         using var release = new ManualResetEventSlim();
         var slowEntered = new TaskCompletionSource<string?>(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -53,7 +65,7 @@ public sealed class ConnectionLifecycleTests
                 {
                     slowEntered.TrySetResult(Thread.CurrentThread.Name);
 
-                    // Blocks its I/O thread on purpose: only this connection's lane may stall.
+                    // Blocks its thread on purpose: only this connection (with I/O threads, its lane) may stall.
                     release.Wait(TestTimeouts.Operation);
                     context.Response.Write("slow"u8);
                 }
@@ -65,21 +77,24 @@ public sealed class ConnectionLifecycleTests
 
                 return default;
             },
-            options => options.TransportFactory = new InterceptingTransportFactory(ioThreads: 2) { AcceptOnceReadable = true });
+            options => options.TransportFactory = new InterceptingTransportFactory(ioThreads: 2, scheduling) { AcceptOnceReadable = true });
         try
         {
             using RawClient slow = host.Connect();
             await slow.SendAsync("GET /slow HTTP/1.1\r\nHost: test\r\n\r\n");
             string? slowThread = await slowEntered.Task.WaitAsync(TestTimeouts.Operation);
 
-            // The next connection goes to the other lane (round robin); it is accepted and answered meanwhile.
+            // The next connection (with I/O threads, on the other lane: round robin) is accepted and answered meanwhile.
             using RawClient fast = host.Connect();
             await fast.SendAsync("GET /fast HTTP/1.1\r\nHost: test\r\n\r\n");
             (await fast.ReadResponseAsync().WaitAsync(TestTimeouts.Operation)).BodyText.ShouldBe("fast");
 
-            slowThread.ShouldStartWith("falconet-io-");
-            fastThread.ShouldStartWith("falconet-io-");
-            fastThread.ShouldNotBe(slowThread);
+            if (scheduling == IoScheduling.IoThreads)
+            {
+                slowThread.ShouldStartWith("falconet-io-");
+                fastThread.ShouldStartWith("falconet-io-");
+                fastThread.ShouldNotBe(slowThread);
+            }
 
             release.Set();
             (await slow.ReadResponseAsync()).BodyText.ShouldBe("slow");

@@ -128,15 +128,17 @@ public sealed class PlaintextSampleTests
         SampleArguments.TryParse(Array.Empty<string>(), out SampleArguments? parsed, out _).ShouldBeTrue();
         parsed.Port.ShouldBe(8080);
         parsed.Transport.ShouldBe(TransportKind.Sockets);
+        parsed.Scheduling.ShouldBe(Falconet.Transport.IoScheduling.ThreadPool);
         parsed.Stats.ShouldBeFalse();
     }
 
     [Fact]
-    public void Arguments_read_port_transport_and_stats()
+    public void Arguments_read_port_transport_scheduling_and_stats()
     {
-        SampleArguments.TryParse(new[] { "--port", "9000", "--transport", "libuv", "--stats" }, out SampleArguments? parsed, out _).ShouldBeTrue();
+        SampleArguments.TryParse(new[] { "--port", "9000", "--transport", "libuv", "--scheduling", "IoThreads", "--stats" }, out SampleArguments? parsed, out _).ShouldBeTrue();
         parsed.Port.ShouldBe(9000);
         parsed.Transport.ShouldBe(TransportKind.Libuv);
+        parsed.Scheduling.ShouldBe(Falconet.Transport.IoScheduling.IoThreads);
         parsed.Stats.ShouldBeTrue();
     }
 
@@ -144,6 +146,7 @@ public sealed class PlaintextSampleTests
     [InlineData("--port")]
     [InlineData("--port", "70000")]
     [InlineData("--transport", "carrier-pigeon")]
+    [InlineData("--scheduling", "fibers")]
     [InlineData("--verbose")]
     public void Invalid_arguments_are_rejected_with_a_message(params string[] args)
     {

@@ -386,6 +386,28 @@ public sealed class ResponseBodyTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task The_server_option_allows_synchronous_stream_writes_on_every_request_and_a_handler_can_still_refuse_them()
+    {
+        var allowedAtStart = new System.Collections.Generic.List<bool>();
+        await using TestServer host = await TestServer.StartAsync(
+            context =>
+            {
+                HttpResponse response = context.Response;
+                allowedAtStart.Add(response.AllowSynchronousWrites);
+                response.Body.Write("sync"u8);
+                response.AllowSynchronousWrites = false;
+                return default;
+            },
+            options => options.AllowSynchronousWrites = true);
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\nGET / HTTP/1.1\r\nHost: test\r\n\r\n");
+
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("sync");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("sync");
+        allowedAtStart.ShouldBe(new[] { true, true });
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Allowed_synchronous_stream_writes_buffer_and_flush_keeps_the_computed_length_for_this_request_only()
     {
         var allowedAtStart = new System.Collections.Generic.List<bool>();

@@ -19,6 +19,11 @@ for (int i = 0; i < args.Length - 1; i++)
 
 var builder = WebApplication.CreateSlimBuilder();
 builder.Logging.ClearProviders();
+
+// The tuned mode of the harness runs the process with inline socket completions; Kestrel then also skips its own
+// hand-off to the thread pool, as TechEmpower's tuned Kestrel entries do.
+bool inlineCompletions = Environment.GetEnvironmentVariable("DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS") == "1";
+builder.WebHost.UseSockets(o => o.UnsafePreferInlineScheduling = inlineCompletions);
 builder.WebHost.ConfigureKestrel(o =>
 {
     o.ListenLocalhost(port);

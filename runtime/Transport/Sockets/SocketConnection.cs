@@ -8,23 +8,26 @@ using Falconet.Buffers;
 
 namespace Falconet.Transport.Sockets;
 
-/// <summary>A TCP connection accepted by the sockets transport, bound to one I/O lane and its pool.</summary>
+/// <summary>A TCP connection accepted by the sockets transport, bound to one pool and, with I/O threads, to the lane that owns it.</summary>
 internal sealed class SocketConnection : TransportConnection
 {
     private const int Open = 0;
     private const int Aborted = 1;
     private const int Disposed = 2;
 
-    private readonly IoLane _lane;
+    private readonly IoLane? _lane;
+    private readonly SlabMemoryPool _pool;
     private readonly SocketReceiver _receiver;
     private readonly SocketSender _sender;
     private int _state;
     private int _receiveStopped;
 
-    public SocketConnection(Socket socket, IoLane lane)
+    /// <summary>Wraps an accepted socket; <paramref name="lane"/> is null when completions continue where they happen.</summary>
+    public SocketConnection(Socket socket, IoLane? lane, SlabMemoryPool pool)
     {
         Socket = socket;
         _lane = lane;
+        _pool = pool;
         LocalEndPoint = socket.LocalEndPoint;
         RemoteEndPoint = socket.RemoteEndPoint;
         _receiver = new SocketReceiver(this, lane);
@@ -40,7 +43,7 @@ internal sealed class SocketConnection : TransportConnection
 
     public override EndPoint? RemoteEndPoint { get; }
 
-    public override SlabMemoryPool Pool => _lane.Pool;
+    public override SlabMemoryPool Pool => _pool;
 
     public override ValueTask<int> ReceiveAsync(Memory<byte> buffer, CancellationToken ct = default)
     {
@@ -72,7 +75,14 @@ internal sealed class SocketConnection : TransportConnection
     public override void Schedule(IThreadPoolWorkItem workItem)
     {
         ArgumentNullException.ThrowIfNull(workItem);
-        _lane.Schedule(workItem);
+        if (_lane is null)
+        {
+            ThreadPool.UnsafeQueueUserWorkItem(workItem, preferLocal: false);
+        }
+        else
+        {
+            _lane.Schedule(workItem);
+        }
     }
 
     public override void StopReceiving()
@@ -94,6 +104,26 @@ internal sealed class SocketConnection : TransportConnection
         catch (ObjectDisposedException)
         {
             // Closed concurrently: a pending receive completes with 0.
+        }
+    }
+
+    public override void ShutdownSend()
+    {
+        if (IsClosedLocally)
+        {
+            return;
+        }
+
+        try
+        {
+            Socket.Shutdown(SocketShutdown.Send);
+        }
+        catch (SocketException)
+        {
+            // The peer is gone already: the close that follows finds out too.
+        }
+        catch (ObjectDisposedException)
+        {
         }
     }
 
@@ -136,7 +166,7 @@ internal sealed class SocketConnection : TransportConnection
             Socket.Dispose();
         }
 
-        // Closing fails a pending operation; its outcome still travels through the lane. The caller may return
+        // Closing fails a pending operation; its outcome is still delivered (on the lane, if any). The caller may return
         // the memory it handed to the operation only once that is done.
         ValueTask receive = _receiver.WaitUntilIdleAsync();
         ValueTask send = _sender.WaitUntilIdleAsync();

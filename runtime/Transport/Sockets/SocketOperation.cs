@@ -10,9 +10,9 @@ namespace Falconet.Transport.Sockets;
 /// <summary>A reusable socket operation of one connection: the event args, the awaitable source and the lane work item in one object, so no Task is allocated per call.</summary>
 /// <remarks>
 /// A call that completes synchronously returns a completed ValueTask and never touches the source, so a run
-/// of synchronous completions does not recurse. A pending call completes on a socket engine thread, which only
-/// records the outcome and schedules this object on the connection's lane; the lane signals the source, and
-/// the awaiting continuation runs there. A call counts as outstanding from its start until its outcome is
+/// of synchronous completions does not recurse. A pending call completes on a thread-pool or socket engine
+/// thread, which records the outcome and delivers it: at once, so the awaiting continuation runs on that thread,
+/// or, when the connection has an I/O lane, by scheduling this object there. A call counts as outstanding from its start until its outcome is
 /// delivered (the continuation has run when it runs inline), which is what <see cref="WaitUntilIdleAsync"/>
 /// waits for before a connection's memory may be reused.
 /// </remarks>
@@ -20,7 +20,7 @@ internal abstract class SocketOperation : SocketAsyncEventArgs, IThreadPoolWorkI
 {
     private static readonly Action<object?> s_cancel = static state => ((SocketConnection)state!).Abort();
 
-    private readonly IoLane _lane;
+    private readonly IoLane? _lane;
     private ManualResetValueTaskSourceCore<int> _core;
     private CancellationTokenRegistration _registration;
     private CancellationToken _token;
@@ -30,7 +30,7 @@ internal abstract class SocketOperation : SocketAsyncEventArgs, IThreadPoolWorkI
     private int _result;
     private Exception? _error;
 
-    protected SocketOperation(SocketConnection connection, IoLane lane)
+    protected SocketOperation(SocketConnection connection, IoLane? lane)
         : base(unsafeSuppressExecutionContextFlow: true)
     {
         Connection = connection;
@@ -73,12 +73,19 @@ internal abstract class SocketOperation : SocketAsyncEventArgs, IThreadPoolWorkI
         Finish();
     }
 
-    /// <summary>Records the outcome of a pending call and hands its delivery to the lane.</summary>
+    /// <summary>Records the outcome of a pending call and delivers it: here, or on the connection's lane.</summary>
     protected void CompleteAsynchronously(int result, Exception? error)
     {
         _result = result;
         _error = error;
-        _lane.Schedule(this);
+        if (_lane is null)
+        {
+            ((IThreadPoolWorkItem)this).Execute();
+        }
+        else
+        {
+            _lane.Schedule(this);
+        }
     }
 
     void IThreadPoolWorkItem.Execute()
@@ -117,7 +124,7 @@ internal abstract class SocketOperation : SocketAsyncEventArgs, IThreadPoolWorkI
         }
 
         // Rare (an operation pending at close), so a Task is fine. Its continuation runs where the operation
-        // finishes, normally the lane thread, so the connection returns its blocks on the pool's owner path.
+        // finishes (with a lane, the lane thread, so the connection returns its blocks on the pool's owner path).
         var waiter = new TaskCompletionSource();
         TaskCompletionSource? existing = Interlocked.CompareExchange(ref _idleWaiter, waiter, null);
         waiter = existing ?? waiter;

@@ -9,7 +9,7 @@ namespace Falconet.Transport.Sockets;
 /// <summary>The one reusable receive operation of a connection.</summary>
 internal sealed class SocketReceiver : SocketOperation, IValueTaskSource<int>
 {
-    public SocketReceiver(SocketConnection connection, IoLane lane)
+    public SocketReceiver(SocketConnection connection, IoLane? lane)
         : base(connection, lane)
     {
     }

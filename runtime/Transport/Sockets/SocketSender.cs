@@ -18,7 +18,7 @@ internal sealed class SocketSender : SocketOperation, IValueTaskSource
     private readonly List<ArraySegment<byte>> _segments = new();
     private ReadOnlySequence<byte> _remaining;
 
-    public SocketSender(SocketConnection connection, IoLane lane)
+    public SocketSender(SocketConnection connection, IoLane? lane)
         : base(connection, lane)
     {
     }

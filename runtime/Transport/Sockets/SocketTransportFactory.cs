@@ -8,10 +8,10 @@ using Falconet.Buffers;
 
 namespace Falconet.Transport.Sockets;
 
-/// <summary>The System.Net.Sockets transport: TCP listeners whose connections are spread round robin over I/O lanes, each a thread with its own <see cref="SlabMemoryPool"/>.</summary>
+/// <summary>The System.Net.Sockets transport: TCP listeners whose connections are spread round robin over memory pools, and with <see cref="IoScheduling.IoThreads"/> over I/O threads that own them.</summary>
 /// <remarks>
-/// Dispose the factory after every listener is unbound and every connection disposed: it stops the lane
-/// threads and disposes their pools (renting then throws; blocks still out may be returned and waited for).
+/// Dispose the factory after every listener is unbound and every connection disposed: it stops the I/O threads
+/// and disposes the pools (renting then throws; blocks still out may be returned and waited for).
 /// </remarks>
 public sealed class SocketTransportFactory : ITransportFactory, IAsyncDisposable, IDisposable
 {
@@ -20,28 +20,46 @@ public sealed class SocketTransportFactory : ITransportFactory, IAsyncDisposable
 
     private readonly IoLane[] _lanes;
     private readonly SlabMemoryPool[] _pools;
-    private int _nextLane = -1;
+    private int _next = -1;
     private volatile bool _disposed;
 
-    /// <summary>Creates the factory and starts its I/O lanes.</summary>
+    /// <summary>Creates the factory, its pools and, with <see cref="IoScheduling.IoThreads"/>, its I/O threads.</summary>
     public SocketTransportFactory(SocketTransportOptions? options = null)
     {
         Options = options ?? new SocketTransportOptions();
         ArgumentOutOfRangeException.ThrowIfLessThan(Options.IoThreadCount, 1, nameof(options));
         ArgumentOutOfRangeException.ThrowIfLessThan(Options.Backlog, 1, nameof(options));
-        _lanes = new IoLane[Options.IoThreadCount];
-        _pools = new SlabMemoryPool[_lanes.Length];
-        for (int i = 0; i < _lanes.Length; i++)
+        if (!Enum.IsDefined(Options.Scheduling))
         {
-            _lanes[i] = new IoLane(i, Options.TrackLeaks);
-            _pools[i] = _lanes[i].Pool;
+            throw new ArgumentOutOfRangeException(nameof(options), Options.Scheduling, "Unknown scheduling.");
+        }
+
+        _pools = new SlabMemoryPool[Options.IoThreadCount];
+        if (Options.Scheduling == IoScheduling.IoThreads)
+        {
+            _lanes = new IoLane[_pools.Length];
+            for (int i = 0; i < _lanes.Length; i++)
+            {
+                _lanes[i] = new IoLane(i, Options.TrackLeaks);
+                _pools[i] = _lanes[i].Pool;
+            }
+        }
+        else
+        {
+            // Code of a connection runs on whichever thread completed its operation: no thread owns these pools,
+            // they are shards that spread the shared-path traffic.
+            _lanes = Array.Empty<IoLane>();
+            for (int i = 0; i < _pools.Length; i++)
+            {
+                _pools[i] = new SlabMemoryPool($"sockets-{i}", Options.TrackLeaks, SlabMemoryPool.NoOwnerThread);
+            }
         }
     }
 
     /// <summary>The settings the factory was created with.</summary>
     public SocketTransportOptions Options { get; }
 
-    /// <summary>The pool of each I/O lane, for diagnostics (for example waiting until every block is back).</summary>
+    /// <summary>Every pool of the transport, for diagnostics (for example waiting until every block is back).</summary>
     public IReadOnlyList<SlabMemoryPool> Pools => _pools;
 
     /// <summary>Binds a TCP listener to an <see cref="IPEndPoint"/> (port 0 picks a free port; IPv6Any also accepts IPv4).</summary>
@@ -82,11 +100,13 @@ public sealed class SocketTransportFactory : ITransportFactory, IAsyncDisposable
             accepted.NoDelay = true;
         }
 
-        uint next = (uint)Interlocked.Increment(ref _nextLane);
-        return new SocketConnection(accepted, _lanes[next % (uint)_lanes.Length]);
+        uint next = (uint)Interlocked.Increment(ref _next) % (uint)_pools.Length;
+        return _lanes.Length == 0
+            ? new SocketConnection(accepted, null, _pools[next])
+            : new SocketConnection(accepted, _lanes[next], _lanes[next].Pool);
     }
 
-    /// <summary>Stops the lane threads and disposes their pools.</summary>
+    /// <summary>Stops the I/O threads and disposes the pools.</summary>
     public void Dispose()
     {
         if (_disposed)
@@ -95,6 +115,15 @@ public sealed class SocketTransportFactory : ITransportFactory, IAsyncDisposable
         }
 
         _disposed = true;
+        if (_lanes.Length == 0)
+        {
+            foreach (SlabMemoryPool pool in _pools)
+            {
+                pool.Dispose();
+            }
+
+            return;
+        }
 
         // Every lane is told first, so blocked lanes share one bounded wait instead of one each.
         foreach (IoLane lane in _lanes)
@@ -109,7 +138,7 @@ public sealed class SocketTransportFactory : ITransportFactory, IAsyncDisposable
         }
     }
 
-    /// <summary>Stops the lane threads and disposes their pools.</summary>
+    /// <summary>Stops the I/O threads and disposes the pools.</summary>
     public ValueTask DisposeAsync()
     {
         Dispose();

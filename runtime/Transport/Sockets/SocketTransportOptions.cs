@@ -5,7 +5,13 @@ namespace Falconet.Transport.Sockets;
 /// <summary>Settings of the <see cref="SocketTransportFactory"/>.</summary>
 public sealed class SocketTransportOptions
 {
-    /// <summary>Number of I/O lanes, each a thread with its own memory pool (default: the processor count).</summary>
+    /// <summary>Where connection code runs when a socket operation completes (default <see cref="IoScheduling.ThreadPool"/>).</summary>
+    public IoScheduling Scheduling { get; set; } = IoScheduling.ThreadPool;
+
+    /// <summary>
+    /// Number of memory pools, connections spread over them round robin (default: the processor count); with
+    /// <see cref="IoScheduling.IoThreads"/> also the number of I/O threads, one per pool.
+    /// </summary>
     public int IoThreadCount { get; set; } = Environment.ProcessorCount;
 
     /// <summary>Length of the queue of connections waiting to be accepted (default 512).</summary>

@@ -18,9 +18,9 @@ namespace Falconet.Http.Tests.Infrastructure;
 /// </summary>
 internal sealed class InterceptingTransportFactory : ITransportFactory, IAsyncDisposable
 {
-    public InterceptingTransportFactory(int ioThreads = 2)
+    public InterceptingTransportFactory(int ioThreads = 2, IoScheduling scheduling = IoScheduling.ThreadPool)
     {
-        Inner = new SocketTransportFactory(new SocketTransportOptions { IoThreadCount = ioThreads, TrackLeaks = true });
+        Inner = new SocketTransportFactory(new SocketTransportOptions { IoThreadCount = ioThreads, TrackLeaks = true, Scheduling = scheduling });
     }
 
     public SocketTransportFactory Inner { get; }
@@ -89,6 +89,8 @@ internal sealed class InterceptingTransportFactory : ITransportFactory, IAsyncDi
         public override void Schedule(IThreadPoolWorkItem workItem) => inner.Schedule(workItem);
 
         public override void StopReceiving() => inner.StopReceiving();
+
+        public override void ShutdownSend() => inner.ShutdownSend();
 
         public override void Abort() => inner.Abort();
 

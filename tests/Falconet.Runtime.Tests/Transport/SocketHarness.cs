@@ -29,9 +29,9 @@ internal sealed class SocketHarness : IAsyncDisposable
 
     public IConnectionListener Listener { get; }
 
-    public static async Task<SocketHarness> StartAsync(int ioThreads = 2, IPAddress? address = null, bool trackLeaks = true)
+    public static async Task<SocketHarness> StartAsync(int ioThreads = 2, IPAddress? address = null, bool trackLeaks = true, IoScheduling scheduling = IoScheduling.ThreadPool)
     {
-        var factory = new SocketTransportFactory(new SocketTransportOptions { IoThreadCount = ioThreads, TrackLeaks = trackLeaks });
+        var factory = new SocketTransportFactory(new SocketTransportOptions { IoThreadCount = ioThreads, TrackLeaks = trackLeaks, Scheduling = scheduling });
         try
         {
             IConnectionListener listener = await factory.BindAsync(new IPEndPoint(address ?? IPAddress.Loopback, 0));

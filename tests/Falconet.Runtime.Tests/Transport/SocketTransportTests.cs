@@ -286,9 +286,9 @@ public sealed class SocketTransportTests
     }
 
     [Fact(Timeout = Timeout)]
-    public async Task Pending_receives_resume_on_the_lane_thread_that_owns_the_connection_pool()
+    public async Task With_io_threads_pending_receives_resume_on_the_lane_thread_that_owns_the_connection_pool()
     {
-        await using SocketHarness harness = await SocketHarness.StartAsync();
+        await using SocketHarness harness = await SocketHarness.StartAsync(scheduling: IoScheduling.IoThreads);
         (Socket client, TransportConnection server) = await harness.ConnectAsync();
         ValueTask<int> pending = server.ReceiveAsync(new byte[16]);
         Task<int> resumedOn = ResumeThreadAsync(pending);
@@ -423,9 +423,9 @@ public sealed class SocketTransportTests
     }
 
     [Fact(Timeout = Timeout)]
-    public async Task DisposeAsync_completes_only_after_a_pending_receive_has_delivered_its_outcome()
+    public async Task With_io_threads_DisposeAsync_completes_only_after_a_pending_receive_has_delivered_its_outcome()
     {
-        await using SocketHarness harness = await SocketHarness.StartAsync();
+        await using SocketHarness harness = await SocketHarness.StartAsync(scheduling: IoScheduling.IoThreads);
         (_, TransportConnection server) = await harness.ConnectAsync();
         MemoryBlock block = server.Pool.Rent();
         using var laneHeld = new ManualResetEventSlim();
@@ -462,9 +462,9 @@ public sealed class SocketTransportTests
     }
 
     [Fact(Timeout = Timeout)]
-    public async Task Schedule_runs_work_on_the_lane_thread_that_owns_the_connection_pool()
+    public async Task With_io_threads_Schedule_runs_work_on_the_lane_thread_that_owns_the_connection_pool()
     {
-        await using SocketHarness harness = await SocketHarness.StartAsync(ioThreads: 2);
+        await using SocketHarness harness = await SocketHarness.StartAsync(ioThreads: 2, scheduling: IoScheduling.IoThreads);
         var threads = new List<(int Expected, Task<int> Ran)>();
         for (int i = 0; i < 4; i++)
         {
@@ -478,6 +478,77 @@ public sealed class SocketTransportTests
         {
             Assert.Equal(expected, await ran.WaitAsync(Step));
         }
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task On_the_thread_pool_a_pending_receive_resumes_on_the_thread_that_completed_it_with_unowned_pools()
+    {
+        await using SocketHarness harness = await SocketHarness.StartAsync();
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        Assert.Equal(SlabMemoryPool.NoOwnerThread, server.Pool.OwnerThreadId);
+        ValueTask<int> pending = server.ReceiveAsync(new byte[16]);
+        Task<(bool PoolThread, string? Name)> resumedOn = ResumeThreadAsync(pending);
+
+        await Task.Delay(20);
+        await SocketHarness.SendAllAsync(client, "x"u8.ToArray());
+
+        (bool poolThread, string? name) = await resumedOn.WaitAsync(Step);
+        Assert.True(poolThread, "the receive resumed on " + name + ", not on a thread-pool thread");
+
+        static async Task<(bool, string?)> ResumeThreadAsync(ValueTask<int> receive)
+        {
+            await receive.ConfigureAwait(false);
+            return (Thread.CurrentThread.IsThreadPoolThread, Thread.CurrentThread.Name);
+        }
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task On_the_thread_pool_DisposeAsync_completes_only_after_the_continuation_of_a_pending_receive_has_run()
+    {
+        await using SocketHarness harness = await SocketHarness.StartAsync();
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        MemoryBlock block = server.Pool.Rent();
+        using var continuationHeld = new ManualResetEventSlim();
+        using var releaseContinuation = new ManualResetEventSlim();
+        try
+        {
+            // The continuation runs on the completing thread and holds it: the receive is still outstanding.
+            Task receive = HoldAsync(server.ReceiveAsync(block.Memory));
+            await SocketHarness.SendAllAsync(client, "x"u8.ToArray());
+            Assert.True(continuationHeld.Wait(Step));
+            server.Abort();
+
+            ValueTask dispose = server.DisposeAsync();
+            Assert.False(dispose.IsCompleted, "DisposeAsync completed while the receive's continuation was still running");
+
+            releaseContinuation.Set();
+            await dispose.AsTask().WaitAsync(Step);
+            await receive.WaitAsync(Step);
+        }
+        finally
+        {
+            releaseContinuation.Set();
+            server.Pool.Return(block);
+        }
+
+        async Task HoldAsync(ValueTask<int> pending)
+        {
+            await pending.ConfigureAwait(false);
+            continuationHeld.Set();
+            releaseContinuation.Wait(Step);
+        }
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task On_the_thread_pool_Schedule_runs_work_on_a_thread_pool_thread()
+    {
+        await using SocketHarness harness = await SocketHarness.StartAsync();
+        (_, TransportConnection server) = await harness.ConnectAsync();
+        var ran = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        server.Schedule(new DelegateWorkItem(() => ran.SetResult(Thread.CurrentThread.IsThreadPoolThread)));
+
+        Assert.True(await ran.Task.WaitAsync(Step));
     }
 
     private sealed class DelegateWorkItem(Action action) : IThreadPoolWorkItem
