@@ -469,7 +469,16 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         BadHttpRequestException? badRequest = exception as BadHttpRequestException ?? _body.Fault;
         if (_response.HasStarted)
         {
-            HttpLog.ApplicationError(_settings.Logger, Id, exception);
+            // A bad request body found after the response started is the client's fault, not the application's.
+            if (badRequest is not null)
+            {
+                HttpLog.BadRequest(_settings.Logger, Id, badRequest.StatusCode, badRequest.Message);
+            }
+            else
+            {
+                HttpLog.ApplicationError(_settings.Logger, Id, exception);
+            }
+
             HttpLog.AbortedAfterStart(_settings.Logger, Id);
             return false;
         }

@@ -131,6 +131,46 @@ public sealed class RequestBodyTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Body_cut_short_after_the_response_started_is_logged_as_a_bad_request_not_an_application_error()
+    {
+        var logs = new RecordingLoggerFactory();
+        await using TestServer host = await TestServer.StartAsync(
+            async context =>
+            {
+                context.Response.Write("started"u8);
+                await context.Response.FlushAsync();
+                byte[] buffer = new byte[64];
+                while (await context.Request.BodyReader.ReadAsync(buffer) != 0)
+                {
+                }
+            },
+            options => options.LoggerFactory = logs);
+        using RawClient client = host.Connect();
+        await client.SendAsync("POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 100\r\n\r\nonly part");
+        client.Socket.Shutdown(SocketShutdown.Send);
+
+        // The response had started, so the connection is aborted: read what came until it ends.
+        byte[] sink = new byte[4096];
+        try
+        {
+            while (await client.Socket.ReceiveAsync(sink.AsMemory(), SocketFlags.None).AsTask().WaitAsync(TestTimeouts.Operation) > 0)
+            {
+            }
+        }
+        catch (SocketException)
+        {
+        }
+
+        for (int i = 0; i < 200 && !logs.Contains(RecordingLoggerFactory.BadRequest); i++)
+        {
+            await Task.Delay(10);
+        }
+
+        logs.Contains(RecordingLoggerFactory.BadRequest).ShouldBeTrue();
+        logs.Contains(RecordingLoggerFactory.ApplicationError).ShouldBeFalse();
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Body_cut_short_by_a_connection_reset_reaches_the_handler_as_a_bad_request()
     {
         var logs = new RecordingLoggerFactory();
