@@ -41,6 +41,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     private bool _headDeadlineArmed;
     private volatile bool _abortRequested;
     private bool _lingerOnClose;
+    private long _emptyLineBytes;
     private volatile bool _waitingForRequest;
     private long _deadline = HttpConnectionSettings.NoDeadline;
 
@@ -354,6 +355,37 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         return _output.FlushAsync();
     }
 
+    /// <summary>
+    /// Consumes input that is nothing but empty lines (a CRLF a client sent after a body, RFC 9112 section 2.2), so the
+    /// connection counts as idle again (keep-alive timeout, not the request-headers one, and closable on shutdown).
+    /// They still count toward the request-line limit until a request line arrives; past it, 400.
+    /// </summary>
+    private bool ConsumeLoneEmptyLines(SequenceReader<byte> reader, HttpLimits limits)
+    {
+        long remaining = reader.Remaining;
+        if (remaining % 2 != 0)
+        {
+            return false;
+        }
+
+        while (reader.TryRead(out byte cr))
+        {
+            if (cr != (byte)'\r' || !reader.TryRead(out byte lf) || lf != (byte)'\n')
+            {
+                return false;
+            }
+        }
+
+        _emptyLineBytes += remaining;
+        if (_emptyLineBytes >= limits.MaxRequestLineSize)
+        {
+            BadHttpRequestException.Throw("Too many empty lines before the request line.");
+        }
+
+        _input.Consume(reader.Position);
+        return true;
+    }
+
     /// <summary>Parses the request line and headers from the buffered input; false when more bytes are needed.</summary>
     private bool TryParseRequestHead()
     {
@@ -367,11 +399,17 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         HttpLimits limits = _settings.Limits;
         if (_phase == ParsePhase.RequestLine)
         {
+            if (ConsumeLoneEmptyLines(reader, limits))
+            {
+                return false;
+            }
+
             if (!Http1Parser.TryParseRequestLine(ref handler, ref reader, limits))
             {
                 return false;
             }
 
+            _emptyLineBytes = 0;
             _phase = ParsePhase.Headers;
             _headerState.Reset();
         }

@@ -41,6 +41,31 @@ public sealed class TimeoutTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_stray_empty_line_after_a_body_leaves_the_connection_idle_so_it_gets_no_408()
+    {
+        var clock = new ManualTimeProvider();
+        await using TestServer host = await StartAsync(clock);
+        using RawClient client = host.Connect();
+
+        // Some clients send CRLF after a request body: an empty line, not the start of the next request.
+        await client.SendAsync("POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 2\r\n\r\nhi\r\n");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("hello");
+        Task<int> end = client.Socket.ReceiveAsync(new byte[64].AsMemory(), SocketFlags.None).AsTask();
+
+        // Past the request-headers timeout (5 s), within the keep-alive timeout (10 s): no 408, still open.
+        for (int i = 0; i < 7; i++)
+        {
+            clock.Advance(Step);
+            await Task.Delay(20);
+        }
+
+        end.IsCompleted.ShouldBeFalse();
+        await AdvanceUntilAsync(clock, end);
+        (await end).ShouldBe(0);
+        clock.Elapsed.ShouldBeGreaterThanOrEqualTo(KeepAlive);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Idle_connections_are_closed_gracefully_after_the_keep_alive_timeout()
     {
         var clock = new ManualTimeProvider();
