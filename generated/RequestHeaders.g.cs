@@ -1463,7 +1463,11 @@ namespace Falconet.Http
             ulong bit = 1UL << index;
             ref global::Microsoft.Extensions.Primitives.StringValues slot = ref Slot(index);
             ref string? previous = ref _previous[index];
-            string text = previous is not null && previous.Length == value.Length && global::System.Text.Ascii.Equals(value, previous)
+
+            // When TryAppend's fast path ran (first value, slot still holding the previous string), it has already
+            // found the previous string unequal: compare it again only when that path did not run.
+            bool previousCompared = ((_bits | ~_reusable) & bit) == 0;
+            string text = !previousCompared && previous is not null && previous.Length == value.Length && global::System.Text.Ascii.Equals(value, previous)
                 ? previous
                 : global::Falconet.Http.HeaderHelpers.GetValueString(value, s_knownValues[index]);
             if ((_bits & bit) == 0)

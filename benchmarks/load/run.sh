@@ -8,9 +8,7 @@
 # (socket completions continue on the socket engine's thread; the Kestrel peer then also sets
 # UnsafePreferInlineScheduling, as tuned TechEmpower entries do). Each round measures Falconet, then Kestrel.
 #
-# The server is pinned to CPU 0 and wrk to CPU 1 (when the machine has two or more cores), so the two processes do not
-# fight over one core. Servers are stopped with SIGTERM: a background job of a non-interactive shell starts with SIGINT
-# ignored, and .NET keeps that disposition. Requires wrk (apt-get install wrk).
+# Pinning and stopping: see common.sh. Requires wrk (apt-get install wrk).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -20,26 +18,15 @@ modes="${3:-default inline}"
 rounds="${4:-1}"
 falconet_port=18080
 kestrel_port=18081
-here=benchmarks/load
-
-command -v wrk >/dev/null || { echo "wrk is required: apt-get install wrk" >&2; exit 1; }
-if [ "$(nproc)" -ge 2 ]; then server_cpu=(taskset -c 0); client_cpu=(taskset -c 1); else server_cpu=(); client_cpu=(); fi
+source benchmarks/load/common.sh
 
 dotnet build samples/Plaintext -c Release -v q -nologo >/dev/null
 dotnet build benchmarks/Peers/KestrelPlaintext -c Release -v q -nologo >/dev/null
 
-wait_for_port() {
-  for _ in $(seq 1 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  echo "server on port $1 did not start" >&2; return 1
-}
-
-# run_wrk URL DEPTH -> "requests_per_second p99_latency"
-run_wrk() {
+# measure_wrk URL DEPTH -> "requests_per_second p99_latency"
+measure_wrk() {
   local out rps p99
-  out=$("${client_cpu[@]}" wrk -t1 -c"$connections" -d"${duration}s" --latency -s "$here/pipeline.lua" "$1" -- "$2")
+  out=$(run_wrk "$connections" "$duration" "$1" "$2" --latency)
   rps=$(printf '%s\n' "$out" | awk '/Requests\/sec/ {print $2}')
   p99=$(printf '%s\n' "$out" | awk '$1 == "99%" {print $2}')
   if printf '%s\n' "$out" | grep -q 'Non-2xx\|Socket errors'; then
@@ -52,12 +39,10 @@ declare -A results
 declare -A stats
 measure() { # KEY PORT
   local key=$1 port=$2
-  wait_for_port "$port"
-  # Warm-up: tiered JIT, pools, connection setup.
-  "${client_cpu[@]}" wrk -t1 -c"$connections" -d3s -s "$here/pipeline.lua" "http://127.0.0.1:$port/plaintext" -- 16 >/dev/null
-  results[$key,plaintext16]=$(run_wrk "http://127.0.0.1:$port/plaintext" 16)
-  results[$key,plaintext1]=$(run_wrk "http://127.0.0.1:$port/plaintext" 1)
-  results[$key,json1]=$(run_wrk "http://127.0.0.1:$port/json" 1)
+  warm_up "$connections" "$port"
+  results[$key,plaintext16]=$(measure_wrk "http://127.0.0.1:$port/plaintext" 16)
+  results[$key,plaintext1]=$(measure_wrk "http://127.0.0.1:$port/plaintext" 1)
+  results[$key,json1]=$(measure_wrk "http://127.0.0.1:$port/json" 1)
 }
 
 for mode in $modes; do

@@ -275,8 +275,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             await _output.FlushAsync().ConfigureAwait(false);
 
             // A connection waiting for the client holds only the block it receives into.
-            _output.ReleaseIdleBlock();
-            _response.ReleaseIdleBlock();
+            ReleaseIdleBlocks();
 
             bool idle = _input.Buffered == 0 && _phase == ParsePhase.RequestLine;
             if (idle)
@@ -326,8 +325,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     private async ValueTask LingerAsync()
     {
         _transport.ShutdownSend();
-        _output.ReleaseIdleBlock();
-        _response.ReleaseIdleBlock();
+        ReleaseIdleBlocks();
         if (!TrySetDeadline(_settings.DeadlineAfter(_settings.LingerTimeout)))
         {
             return;
@@ -346,6 +344,13 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         }
     }
 
+    /// <summary>Returns the empty output and staged-body blocks to the pool while the connection only receives.</summary>
+    private void ReleaseIdleBlocks()
+    {
+        _output.ReleaseIdleBlock();
+        _response.ReleaseIdleBlock();
+    }
+
     /// <summary>Answers 408 with Connection: close to a request whose head did not arrive in time.</summary>
     private ValueTask RespondRequestTimeoutAsync()
     {
@@ -360,30 +365,18 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     /// connection counts as idle again (keep-alive timeout, not the request-headers one, and closable on shutdown).
     /// They still count toward the request-line limit until a request line arrives; past it, 400.
     /// </summary>
-    private bool ConsumeLoneEmptyLines(SequenceReader<byte> reader, HttpLimits limits)
+    private void ConsumeLoneEmptyLines(ReadOnlySequence<byte> input, HttpLimits limits)
     {
-        long remaining = reader.Remaining;
-        if (remaining % 2 != 0)
+        if (Http1Parser.IsOnlyEmptyLines(input, limits, out int length))
         {
-            return false;
-        }
-
-        while (reader.TryRead(out byte cr))
-        {
-            if (cr != (byte)'\r' || !reader.TryRead(out byte lf) || lf != (byte)'\n')
+            _emptyLineBytes += length;
+            if (_emptyLineBytes >= limits.MaxRequestLineSize)
             {
-                return false;
+                BadHttpRequestException.Throw("Too many empty lines before the request line.");
             }
-        }
 
-        _emptyLineBytes += remaining;
-        if (_emptyLineBytes >= limits.MaxRequestLineSize)
-        {
-            BadHttpRequestException.Throw("Too many empty lines before the request line.");
+            _input.Consume(input.End);
         }
-
-        _input.Consume(reader.Position);
-        return true;
     }
 
     /// <summary>Parses the request line and headers from the buffered input; false when more bytes are needed.</summary>
@@ -399,13 +392,10 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         HttpLimits limits = _settings.Limits;
         if (_phase == ParsePhase.RequestLine)
         {
-            if (ConsumeLoneEmptyLines(reader, limits))
-            {
-                return false;
-            }
-
             if (!Http1Parser.TryParseRequestLine(ref handler, ref reader, limits))
             {
+                // Only an incomplete line gets here, never a complete request: the check costs the hot path nothing.
+                ConsumeLoneEmptyLines(reader.Sequence, limits);
                 return false;
             }
 

@@ -21,6 +21,9 @@ public sealed class HttpRequest
     private byte[] _customMethod = Array.Empty<byte>();
     private int _customMethodLength;
     private string? _customMethodName;
+
+    /// <summary>The Host string last found valid on this connection; a request that reuses it is not checked again.</summary>
+    internal string? ValidatedHost;
     private string? _path;
     private bool _pathCurrent;
     private string? _query;

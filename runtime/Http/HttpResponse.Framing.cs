@@ -87,14 +87,14 @@ public sealed partial class HttpResponse
     /// <summary>
     /// Writes the status line and headers into the output, then the body buffered so far. All or nothing: when
     /// the head cannot be written (a header value with CR or LF, say), its bytes are taken back out of the
-    /// output and the headers the framing decision changed are restored, so the response has not started and
+    /// output and the framing headers the decision changed are restored, so the response has not started and
     /// the connection can still answer it with a clean error status.
     /// </summary>
     private void Start(bool final)
     {
+        // Server and Date need no restoring: they are added only when absent, as a retry would add them (a Date at
+        // most a second older than a fresh one).
         ResponseHeaders headers = Headers;
-        StringValues server = headers.Server;
-        StringValues date = headers.Date;
         StringValues transferEncoding = headers.TransferEncoding;
         StringValues connection = headers.Connection;
         long? contentLength = headers.ContentLength;
@@ -112,8 +112,6 @@ public sealed partial class HttpResponse
         catch
         {
             _output.RollBackTo(mark);
-            headers.Server = server;
-            headers.Date = date;
             headers.TransferEncoding = transferEncoding;
             headers.Connection = connection;
             headers.ContentLength = contentLength;

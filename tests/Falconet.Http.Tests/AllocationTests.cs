@@ -47,7 +47,7 @@ public sealed class AllocationTests(ITestOutputHelper output)
         var batch = new StringBuilder();
         for (int i = 0; i < depth; i++)
         {
-            batch.Append("GET ").Append(path).Append(" HTTP/1.1\r\nHost: localhost\r\nAccept: */*\r\nConnection: keep-alive\r\n\r\n");
+            batch.Append("GET ").Append(path).Append(" HTTP/1.1\r\nHost: localhost:8080\r\nAccept: */*\r\nConnection: keep-alive\r\n\r\n");
         }
 
         byte[] request = Encoding.ASCII.GetBytes(batch.ToString());

@@ -51,6 +51,24 @@ public sealed class HostHeaderTests
     public Task Invalid_Host_value_is_answered_400_even_when_the_target_names_the_host()
         => LimitTests.AssertRejectedAsync("GET http://example.com/ HTTP/1.1\r\nHost: a b\r\n\r\n", 400);
 
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_repeated_valid_Host_is_served_and_a_later_invalid_one_is_still_answered_400()
+    {
+        await using TestServer host = await TestServer.StartAsync(context =>
+        {
+            context.Response.Write("ok"u8);
+            return default;
+        });
+        using RawClient client = host.Connect();
+
+        // The collection hands back the same string for a repeated value, which is then not scanned again.
+        await client.SendAsync("GET / HTTP/1.1\r\nHost: example.com\r\n\r\nGET / HTTP/1.1\r\nHost: example.com\r\n\r\nGET / HTTP/1.1\r\nHost: a b\r\n\r\n");
+
+        (await client.ReadResponseAsync()).StatusCode.ShouldBe(200);
+        (await client.ReadResponseAsync()).StatusCode.ShouldBe(200);
+        (await client.ReadResponseAsync()).StatusCode.ShouldBe(400);
+    }
+
     [Theory(Timeout = TestTimeouts.TestMilliseconds)]
     [InlineData("GET / HTTP/1.1\r\nHost: example.com\r\n\r\n", "example.com")]
     [InlineData("GET / HTTP/1.1\r\nHost: Example.COM:8080\r\n\r\n", "Example.COM:8080")]

@@ -95,5 +95,5 @@ public sealed class LingeringCloseTests
 
     // Reads past the response: 0 at a clean end of stream; a reset throws a SocketException.
     private static async Task<int> ReadEndAsync(RawClient client) =>
-        await client.Socket.ReceiveAsync(new byte[64 * 1024].AsMemory(), SocketFlags.None).AsTask().WaitAsync(TestTimeouts.Operation);
+        await client.ReceiveEndAsync().WaitAsync(TestTimeouts.Operation);
 }

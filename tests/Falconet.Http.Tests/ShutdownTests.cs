@@ -92,7 +92,7 @@ public sealed class ShutdownTests
         using RawClient client = host.Connect();
         await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
         (await client.ReadResponseAsync()).BodyText.ShouldBe("hello");
-        Task<int> end = client.Socket.ReceiveAsync(new byte[16].AsMemory(), SocketFlags.None).AsTask();
+        Task<int> end = client.ReceiveEndAsync();
 
         await host.Server.StopAsync().WaitAsync(TestTimeouts.Operation);
 

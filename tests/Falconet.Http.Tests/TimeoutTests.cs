@@ -50,7 +50,7 @@ public sealed class TimeoutTests
         // Some clients send CRLF after a request body: an empty line, not the start of the next request.
         await client.SendAsync("POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 2\r\n\r\nhi\r\n");
         (await client.ReadResponseAsync()).BodyText.ShouldBe("hello");
-        Task<int> end = client.Socket.ReceiveAsync(new byte[64].AsMemory(), SocketFlags.None).AsTask();
+        Task<int> end = client.ReceiveEndAsync();
 
         // Past the request-headers timeout (5 s), within the keep-alive timeout (10 s): no 408, still open.
         for (int i = 0; i < 7; i++)
@@ -76,8 +76,8 @@ public sealed class TimeoutTests
         using RawClient silent = host.Connect();
 
         // A FIN reads as 0 bytes; a reset would throw.
-        Task<int> keptAliveEnd = keptAlive.Socket.ReceiveAsync(new byte[16].AsMemory(), SocketFlags.None).AsTask();
-        Task<int> silentEnd = silent.Socket.ReceiveAsync(new byte[16].AsMemory(), SocketFlags.None).AsTask();
+        Task<int> keptAliveEnd = keptAlive.ReceiveEndAsync();
+        Task<int> silentEnd = silent.ReceiveEndAsync();
         await AdvanceUntilAsync(clock, Task.WhenAll(keptAliveEnd, silentEnd));
 
         (await keptAliveEnd).ShouldBe(0);

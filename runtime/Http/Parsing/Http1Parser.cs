@@ -99,6 +99,18 @@ public static partial class Http1Parser
     }
 
     /// <summary>
+    /// True when <paramref name="input"/> is nothing but complete empty lines (CRLF pairs), as a client may send after
+    /// a body; <paramref name="length"/> is their byte count. A connection may consume them to count as idle again.
+    /// </summary>
+    /// <exception cref="BadHttpRequestException">400 for a bare CR or for empty lines that reach the request-line limit.</exception>
+    internal static bool IsOnlyEmptyLines(ReadOnlySequence<byte> input, HttpLimits limits, out int length)
+    {
+        var reader = new SequenceReader<byte>(input);
+        bool lineStarts = TrySkipEmptyLines(ref reader, limits.MaxRequestLineSize, out length);
+        return !lineStarts && length > 0 && length == input.Length;
+    }
+
+    /// <summary>
     /// Steps over the empty lines (CRLF pairs) before a request line: RFC 9112 section 2.2 says a server SHOULD
     /// ignore at least one, and a client may send one after a body. False when the input ends before the line starts.
     /// </summary>

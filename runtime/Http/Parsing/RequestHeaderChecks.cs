@@ -9,9 +9,15 @@ internal static class RequestHeaderChecks
     /// <summary>Throws when the request lacks a required field or holds one the server must refuse.</summary>
     /// <exception cref="BadHttpRequestException">400 for an HTTP/1.1 request without Host, more than one Host, or an invalid
     /// Host value; 417 for an expectation other than 100-continue.</exception>
-    public static void Check(RequestHeaders headers, KnownVersion version)
+    /// <param name="headers">The complete header section.</param>
+    /// <param name="version">The request's version.</param>
+    /// <param name="validatedHost">
+    /// The Host string a previous request of the connection passed with. The header collection hands back the same
+    /// instance for an equal value, so that one is not scanned again; a newly valid one is stored here.
+    /// </param>
+    public static void Check(RequestHeaders headers, KnownVersion version, ref string? validatedHost)
     {
-        CheckHost(headers.Host, version);
+        CheckHost(headers.Host, version, ref validatedHost);
 
         StringValues expect = headers.Expect;
         if (expect.Count != 0 && !ExpectsOnlyContinue(expect))
@@ -26,7 +32,7 @@ internal static class RequestHeaderChecks
     /// than one Host line, and to an invalid Host value. The check holds for absolute-form targets too, although
     /// their authority then names the host (section 3.2.2).
     /// </summary>
-    private static void CheckHost(StringValues host, KnownVersion version)
+    private static void CheckHost(StringValues host, KnownVersion version, ref string? validatedHost)
     {
         switch (host.Count)
         {
@@ -38,9 +44,15 @@ internal static class RequestHeaderChecks
 
                 break;
             case 1:
-                if (!UriAuthority.IsValidHostHeader(host[0]))
+                string value = host[0]!;
+                if (!ReferenceEquals(value, validatedHost))
                 {
-                    BadHttpRequestException.Throw("Invalid Host header.");
+                    if (!UriAuthority.IsValidHostHeader(value))
+                    {
+                        BadHttpRequestException.Throw("Invalid Host header.");
+                    }
+
+                    validatedHost = value;
                 }
 
                 break;

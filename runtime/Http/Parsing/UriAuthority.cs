@@ -34,7 +34,7 @@ internal static class UriAuthority
         if (end > 0 && value[end] == ':')
         {
             ReadOnlySpan<char> port = value[(end + 1)..];
-            if (port.Length <= MaxPortDigits && !port.ContainsAnyExceptInRange('0', '9'))
+            if (port.Length <= MaxPortDigits && AllDigits(port))
             {
                 return true;
             }
@@ -314,6 +314,21 @@ internal static class UriAuthority
     private static bool IsRegNameChar(uint c) => c < 0x80 && s_regNameChars.Contains((char)c);
 
     private static bool IsDigit(uint c) => c - '0' <= 9;
+
+    // A plain loop over at most five characters: the generic span range search (ContainsAnyExceptInRange<char>) was
+    // measured boxing a char on every request in the server (21 to 32 bytes per request under wrk, whose Host has a port).
+    private static bool AllDigits(ReadOnlySpan<char> value)
+    {
+        foreach (char c in value)
+        {
+            if (!IsDigit(c))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
 
     private static bool IsHexDigit(uint c) => c - '0' <= 9 || (c | 0x20) - 'a' <= 5;
 }

@@ -115,6 +115,12 @@ internal sealed class RawClient : IDisposable
         }
     }
 
+    /// <summary>
+    /// Reads once from the socket past the responses read so far: 0 at a clean end of stream (FIN), the byte count if
+    /// more came; a reset throws <see cref="SocketException"/>.
+    /// </summary>
+    public Task<int> ReceiveEndAsync() => _socket.ReceiveAsync(new byte[64 * 1024].AsMemory(), SocketFlags.None).AsTask();
+
     /// <summary>Reads exactly <paramref name="count"/> bytes.</summary>
     public async Task<byte[]> ReadExactAsync(long count)
     {
