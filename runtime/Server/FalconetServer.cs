@@ -6,6 +6,7 @@ using System.Threading.Tasks;
 using Falconet.Buffers;
 using Falconet.Http;
 using Falconet.Transport;
+using Falconet.Transport.Libuv;
 using Falconet.Transport.Sockets;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
@@ -205,11 +206,18 @@ public sealed class FalconetServer : IAsyncDisposable
     {
         TransportKind.Sockets => new SocketTransportFactory(new SocketTransportOptions
         {
-            Scheduling = options.Scheduling,
+            Scheduling = options.Scheduling ?? IoScheduling.ThreadPool,
             IoThreadCount = options.IoThreadCount,
             TrackLeaks = options.TrackPoolLeaks,
         }),
-        _ => throw new NotSupportedException($"The {options.Transport} transport is not part of this build; use TransportKind.Sockets."),
+        TransportKind.Libuv => new LibuvTransportFactory(new LibuvTransportOptions
+        {
+            Scheduling = options.Scheduling ?? IoScheduling.IoThreads,
+            LoopCount = options.IoThreadCount,
+            TrackLeaks = options.TrackPoolLeaks,
+            LoggerFactory = options.LoggerFactory,
+        }),
+        _ => throw new NotSupportedException($"Unknown transport {options.Transport}."),
     };
 
     private async Task StopCoreAsync(CancellationToken cancellationToken)

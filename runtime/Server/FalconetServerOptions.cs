@@ -46,14 +46,17 @@ public sealed class FalconetServerOptions
     public bool AllowSynchronousWrites { get; set; }
 
     /// <summary>
-    /// Where connection code runs when a socket operation completes (default <see cref="IoScheduling.ThreadPool"/>:
-    /// on the completing thread, no hand-off; see docs/http-server.md, "Threads").
+    /// Where connection code runs when an I/O operation completes; null (the default) takes the transport's own
+    /// default, the one measured fastest for it: on the completing thread for sockets
+    /// (<see cref="IoScheduling.ThreadPool"/>), on the loop thread for libuv (<see cref="IoScheduling.IoThreads"/>).
+    /// See docs/http-server.md, "Threads".
     /// </summary>
-    public IoScheduling Scheduling { get; set; } = IoScheduling.ThreadPool;
+    public IoScheduling? Scheduling { get; set; }
 
     /// <summary>
     /// Number of memory pools of the built-in transport, connections spread over them (default: the processor
-    /// count); with <see cref="IoScheduling.IoThreads"/> also the number of I/O threads, one per pool.
+    /// count, which honours the process's CPU affinity); for libuv the number of event loops, for sockets with
+    /// <see cref="IoScheduling.IoThreads"/> the number of I/O threads, one per pool.
     /// </summary>
     public int IoThreadCount { get; set; } = Environment.ProcessorCount;
 
@@ -108,14 +111,9 @@ public sealed class FalconetServerOptions
         }
 
         ArgumentOutOfRangeException.ThrowIfLessThan(IoThreadCount, 1, nameof(IoThreadCount));
-        if (!Enum.IsDefined(Scheduling))
+        if (Scheduling is { } scheduling && !Enum.IsDefined(scheduling))
         {
             throw new ArgumentOutOfRangeException(nameof(Scheduling), Scheduling, "Unknown scheduling.");
-        }
-
-        if (Transport == TransportKind.Libuv)
-        {
-            throw new NotSupportedException("The libuv transport is not part of this build; use TransportKind.Sockets.");
         }
 
         if (!Enum.IsDefined(Transport))

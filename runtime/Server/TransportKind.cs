@@ -3,9 +3,12 @@ namespace Falconet.Server;
 /// <summary>Which transport a <see cref="FalconetServer"/> accepts connections with.</summary>
 public enum TransportKind
 {
-    /// <summary>System.Net.Sockets with reusable awaitables, one I/O lane (thread and pool) per configured thread.</summary>
+    /// <summary>System.Net.Sockets with reusable awaitables, connections spread over one pool per configured thread.</summary>
     Sockets = 0,
 
-    /// <summary>libuv loop threads (not available in this build; selecting it fails at start).</summary>
+    /// <summary>
+    /// libuv event loops, one per processor by default, each owning its connections and its memory pool (needs the
+    /// system's libuv 1.x, Debian package libuv1; starting without it fails with an error that names the package).
+    /// </summary>
     Libuv = 1,
 }

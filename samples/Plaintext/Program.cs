@@ -10,7 +10,7 @@ namespace Falconet.Samples.Plaintext;
 /// <summary>Runs the TechEmpower sample until Ctrl+C (SIGINT) or SIGTERM, then stops gracefully.</summary>
 internal static class Program
 {
-    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets] [--scheduling threadpool|iothreads] [--stats]";
+    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--stats]";
 
     public static async Task<int> Main(string[] args)
     {
@@ -26,14 +26,12 @@ internal static class Program
             return 2;
         }
 
-        if (arguments.Transport == TransportKind.Libuv)
+        var options = new FalconetServerOptions { Scheduling = arguments.Scheduling };
+        if (arguments.Transport is { } transport)
         {
-            await Console.Error.WriteLineAsync(
-                "The libuv transport is not available in this build yet; run with --transport sockets.").ConfigureAwait(false);
-            return 2;
+            options.Transport = transport;
         }
 
-        var options = new FalconetServerOptions { Transport = arguments.Transport, Scheduling = arguments.Scheduling };
         options.Endpoints.Add(new IPEndPoint(IPAddress.Loopback, arguments.Port));
 
         var stop = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -41,8 +39,18 @@ internal static class Program
         using PosixSignalRegistration sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnSignal);
 
         await using var server = new FalconetServer(options, new PlaintextApplication());
-        await server.StartAsync().ConfigureAwait(false);
-        Console.WriteLine($"Falconet listening on http://{server.BoundEndpoints[0]} (/plaintext, /json); press Ctrl+C to stop");
+        try
+        {
+            await server.StartAsync().ConfigureAwait(false);
+        }
+        catch (Exception exception) when (exception is DllNotFoundException or System.Net.Sockets.SocketException or System.IO.IOException)
+        {
+            // A missing libuv, a port in use: one clear line instead of a stack trace.
+            await Console.Error.WriteLineAsync(exception.Message).ConfigureAwait(false);
+            return 1;
+        }
+
+        Console.WriteLine($"Falconet listening on http://{server.BoundEndpoints[0]} (/plaintext, /json) with the {options.Transport.ToString().ToLowerInvariant()} transport; press Ctrl+C to stop");
 
         await stop.Task.ConfigureAwait(false);
         await server.StopAsync().ConfigureAwait(false);

@@ -6,14 +6,14 @@ using Falconet.Transport;
 
 namespace Falconet.Samples.Plaintext;
 
-/// <summary>The sample's command line: --port N (default 8080), --transport sockets|libuv, --scheduling threadpool|iothreads, --stats.</summary>
+/// <summary>The sample's command line: --port N (default 8080), --transport sockets|libuv, --scheduling threadpool|iothreads, --stats; an option left out takes the server's default.</summary>
 internal sealed class SampleArguments
 {
     public int Port { get; private set; } = 8080;
 
-    public TransportKind Transport { get; private set; } = TransportKind.Sockets;
+    public TransportKind? Transport { get; private set; }
 
-    public IoScheduling Scheduling { get; private set; } = IoScheduling.ThreadPool;
+    public IoScheduling? Scheduling { get; private set; }
 
     public bool Stats { get; private set; }
 
@@ -46,7 +46,7 @@ internal sealed class SampleArguments
                     }
                     else
                     {
-                        error = "--transport is 'sockets' (or 'libuv' once that transport exists).";
+                        error = "--transport is 'sockets' or 'libuv'.";
                         return false;
                     }
 
@@ -63,7 +63,7 @@ internal sealed class SampleArguments
                     }
                     else
                     {
-                        error = "--scheduling is 'threadpool' (default) or 'iothreads'.";
+                        error = "--scheduling is 'threadpool' or 'iothreads' (default: the transport's own).";
                         return false;
                     }
 

@@ -5,6 +5,7 @@ using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
+using Falconet.Server;
 using Falconet.Samples.Plaintext;
 using Falconet.Transport;
 using Shouldly;
@@ -23,7 +24,7 @@ public sealed class AllocationCollection
 /// as sequential round trips (one request, then its response) and pipelined 16 deep as the benchmark sends them.
 /// </summary>
 [Collection(nameof(AllocationCollection))]
-public sealed class AllocationTests(ITestOutputHelper output)
+public class AllocationTests(ITestOutputHelper output) : ServerTests
 {
     private const int Requests = 10_000;
     private const int WarmUpRound = 256;
@@ -38,7 +39,7 @@ public sealed class AllocationTests(ITestOutputHelper output)
     public async Task Sample_requests_on_one_keep_alive_connection_allocate_less_than_64_bytes_each(string path, string body, int depth, IoScheduling scheduling)
     {
         var application = new PlaintextApplication();
-        await using TestServer host = await TestServer.StartAsync(application.Handle, options => options.Scheduling = scheduling, trackLeaks: false);
+        await using TestServer host = await StartServerAsync(application.Handle, options => options.Scheduling = scheduling, trackLeaks: false);
         using var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
         socket.ReceiveTimeout = 20_000;
         socket.SendTimeout = 20_000;
@@ -144,4 +145,10 @@ public sealed class AllocationTests(ITestOutputHelper output)
             }
         }
     }
+}
+
+/// <summary>The same tests on the libuv transport.</summary>
+public sealed class AllocationTestsOnLibuv(ITestOutputHelper output) : AllocationTests(output)
+{
+    protected override TransportKind Transport => TransportKind.Libuv;
 }

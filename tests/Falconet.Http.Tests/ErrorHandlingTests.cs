@@ -1,16 +1,17 @@
 using System;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
+using Falconet.Server;
 using Shouldly;
 
 namespace Falconet.Http.Tests;
 
-public sealed class ErrorHandlingTests
+public class ErrorHandlingTests : ServerTests
 {
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Exception_before_the_response_started_is_answered_500_and_the_connection_stays()
     {
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             if (context.Request.PathBytes.SequenceEqual("/fail"u8))
             {
@@ -35,7 +36,7 @@ public sealed class ErrorHandlingTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Asynchronous_exception_is_answered_500()
     {
-        await using TestServer host = await TestServer.StartAsync(async context =>
+        await using TestServer host = await StartServerAsync(async context =>
         {
             await Task.Yield();
             throw new InvalidOperationException("late boom");
@@ -48,7 +49,7 @@ public sealed class ErrorHandlingTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Exception_after_the_response_started_aborts_the_connection()
     {
-        await using TestServer host = await TestServer.StartAsync(async context =>
+        await using TestServer host = await StartServerAsync(async context =>
         {
             context.Response.Write("started"u8);
             await context.Response.FlushAsync();
@@ -62,7 +63,7 @@ public sealed class ErrorHandlingTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Content_length_mismatch_is_answered_500()
     {
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             context.Response.ContentLength = 10;
             context.Response.Write("short"u8);
@@ -72,4 +73,10 @@ public sealed class ErrorHandlingTests
         await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
         (await client.ReadResponseAsync()).StatusCode.ShouldBe(500);
     }
+}
+
+/// <summary>The same tests on the libuv transport.</summary>
+public sealed class ErrorHandlingTestsOnLibuv : ErrorHandlingTests
+{
+    protected override TransportKind Transport => TransportKind.Libuv;
 }

@@ -1,16 +1,17 @@
 using System.Text;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
+using Falconet.Server;
 using Shouldly;
 
 namespace Falconet.Http.Tests;
 
-public sealed class ExpectContinueTests
+public class ExpectContinueTests : ServerTests
 {
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Continue_is_sent_when_the_application_reads_the_body_and_the_client_waits_for_it()
     {
-        await using TestServer host = await TestServer.StartAsync(BodyHashing.EchoHashWithReader);
+        await using TestServer host = await StartServerAsync(BodyHashing.EchoHashWithReader);
         using RawClient client = host.Connect();
         byte[] body = BodyHashing.RandomBytes(50_000, 9);
         await client.SendAsync($"PUT /upload HTTP/1.1\r\nHost: test\r\nExpect: 100-continue\r\nContent-Length: {body.Length}\r\n\r\n");
@@ -30,7 +31,7 @@ public sealed class ExpectContinueTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Continue_is_not_sent_when_the_application_never_reads_the_body()
     {
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             context.Response.StatusCode = 401;
             return default;
@@ -50,12 +51,12 @@ public sealed class ExpectContinueTests
     [InlineData("POST / HTTP/1.1\r\nHost: test\r\nExpect: 100-continue\r\nExpect: 100-continue=1\r\nContent-Length: 5\r\n\r\n")]
     [InlineData("PUT / HTTP/1.1\r\nHost: test\r\nExpect: 200-ok\r\nTransfer-Encoding: chunked\r\n\r\n")]
     public Task Expectation_other_than_100_continue_is_answered_417_and_the_body_is_not_awaited(string request)
-        => LimitTests.AssertRejectedAsync(request, 417);
+        => AssertRejectedAsync(request, 417);
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Continue_expectation_is_matched_case_insensitively_and_empty_members_are_skipped()
     {
-        await using TestServer host = await TestServer.StartAsync(BodyHashing.EchoHashWithReader);
+        await using TestServer host = await StartServerAsync(BodyHashing.EchoHashWithReader);
         using RawClient client = host.Connect();
         await client.SendAsync("POST / HTTP/1.1\r\nHost: test\r\nExpect: , 100-Continue ,\r\nContent-Length: 3\r\n\r\n");
         (await client.ReadResponseAsync()).StatusLine.ShouldBe("HTTP/1.1 100 Continue");
@@ -66,7 +67,7 @@ public sealed class ExpectContinueTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task HttpClient_expect_continue_upload_arrives_byte_exact()
     {
-        await using TestServer host = await TestServer.StartAsync(BodyHashing.EchoHashWithStream);
+        await using TestServer host = await StartServerAsync(BodyHashing.EchoHashWithStream);
         using var http = new System.Net.Http.HttpClient { BaseAddress = host.BaseAddress, Timeout = TestTimeouts.Operation };
         http.DefaultRequestHeaders.ExpectContinue = true;
         byte[] body = Encoding.ASCII.GetBytes(new string('q', 123_456));
@@ -74,4 +75,10 @@ public sealed class ExpectContinueTests
         using System.Net.Http.HttpResponseMessage response = await http.PostAsync("/", content);
         (await response.Content.ReadAsStringAsync()).ShouldBe($"{body.Length} {BodyHashing.Sha256Hex(body)}");
     }
+}
+
+/// <summary>The same tests on the libuv transport.</summary>
+public sealed class ExpectContinueTestsOnLibuv : ExpectContinueTests
+{
+    protected override TransportKind Transport => TransportKind.Libuv;
 }

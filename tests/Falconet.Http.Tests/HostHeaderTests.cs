@@ -1,35 +1,36 @@
 using System;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
+using Falconet.Server;
 using Shouldly;
 
 namespace Falconet.Http.Tests;
 
 /// <summary>RFC 9112 section 3.2: Host is required on HTTP/1.1, appears once, and holds uri-host [":" port].</summary>
-public sealed class HostHeaderTests
+public class HostHeaderTests : ServerTests
 {
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public Task Http11_request_without_Host_is_answered_400()
-        => LimitTests.AssertRejectedAsync("GET / HTTP/1.1\r\nAccept: */*\r\n\r\n", 400);
+        => AssertRejectedAsync("GET / HTTP/1.1\r\nAccept: */*\r\n\r\n", 400);
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public Task Higher_minor_version_without_Host_is_answered_400_like_HTTP_1_1()
-        => LimitTests.AssertRejectedAsync("GET / HTTP/1.4\r\n\r\n", 400);
+        => AssertRejectedAsync("GET / HTTP/1.4\r\n\r\n", 400);
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public Task Absolute_form_target_without_Host_is_answered_400()
-        => LimitTests.AssertRejectedAsync("GET http://example.com/ HTTP/1.1\r\n\r\n", 400);
+        => AssertRejectedAsync("GET http://example.com/ HTTP/1.1\r\n\r\n", 400);
 
     [Theory(Timeout = TestTimeouts.TestMilliseconds)]
     [InlineData("Host: a\r\nhost: b\r\n")]
     [InlineData("Host: a\r\nHost: a\r\n")]
     [InlineData("Host:\r\nHost:\r\n")]
     public Task Two_Host_lines_are_answered_400(string hostLines)
-        => LimitTests.AssertRejectedAsync($"GET / HTTP/1.1\r\n{hostLines}\r\n", 400);
+        => AssertRejectedAsync($"GET / HTTP/1.1\r\n{hostLines}\r\n", 400);
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public Task Two_Host_lines_are_answered_400_on_HTTP_1_0_too()
-        => LimitTests.AssertRejectedAsync("GET / HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n", 400);
+        => AssertRejectedAsync("GET / HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n", 400);
 
     [Theory(Timeout = TestTimeouts.TestMilliseconds)]
     [InlineData("a, b")]
@@ -45,16 +46,16 @@ public sealed class HostHeaderTests
     [InlineData("exa%2")]
     [InlineData("caf\u00e9.example")]
     public Task Invalid_Host_value_is_answered_400(string value)
-        => LimitTests.AssertRejectedAsync($"GET / HTTP/1.1\r\nHost: {value}\r\n\r\n", 400);
+        => AssertRejectedAsync($"GET / HTTP/1.1\r\nHost: {value}\r\n\r\n", 400);
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public Task Invalid_Host_value_is_answered_400_even_when_the_target_names_the_host()
-        => LimitTests.AssertRejectedAsync("GET http://example.com/ HTTP/1.1\r\nHost: a b\r\n\r\n", 400);
+        => AssertRejectedAsync("GET http://example.com/ HTTP/1.1\r\nHost: a b\r\n\r\n", 400);
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_repeated_valid_Host_is_served_and_a_later_invalid_one_is_still_answered_400()
     {
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             context.Response.Write("ok"u8);
             return default;
@@ -86,7 +87,7 @@ public sealed class HostHeaderTests
     public async Task Valid_request_is_handled_with_the_host_it_names(string request, string expectedHost)
     {
         string? seen = null;
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             seen = context.Request.Host;
             return default;
@@ -102,7 +103,7 @@ public sealed class HostHeaderTests
     {
         string? first = null;
         string? second = null;
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             if (first is null)
             {
@@ -223,4 +224,10 @@ public sealed class HostHeaderTests
     [InlineData("[::1]", false)]
     public void Connect_target_needs_a_port(string value, bool valid)
         => UriAuthority.IsHostAndPort<byte>(System.Text.Encoding.Latin1.GetBytes(value), requirePort: true).ShouldBe(valid);
+}
+
+/// <summary>The same tests on the libuv transport.</summary>
+public sealed class HostHeaderTestsOnLibuv : HostHeaderTests
+{
+    protected override TransportKind Transport => TransportKind.Libuv;
 }

@@ -4,11 +4,12 @@ using System.Net.Http;
 using System.Text;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
+using Falconet.Server;
 using Shouldly;
 
 namespace Falconet.Http.Tests;
 
-public sealed class KeepAliveAndPipeliningTests
+public class KeepAliveAndPipeliningTests : ServerTests
 {
     private static ValueTask EchoPath(HttpContext context)
     {
@@ -21,7 +22,7 @@ public sealed class KeepAliveAndPipeliningTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Many_requests_share_one_connection_when_keep_alive_is_the_default()
     {
-        await using TestServer host = await TestServer.StartAsync(EchoPath);
+        await using TestServer host = await StartServerAsync(EchoPath);
         using RawClient client = host.Connect();
         string? firstConnection = null;
         for (int i = 0; i < 50; i++)
@@ -42,7 +43,7 @@ public sealed class KeepAliveAndPipeliningTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task HttpClient_reuses_the_connection_for_sequential_requests()
     {
-        await using TestServer host = await TestServer.StartAsync(EchoPath);
+        await using TestServer host = await StartServerAsync(EchoPath);
         using var handler = new SocketsHttpHandler { MaxConnectionsPerServer = 1 };
         using var http = new HttpClient(handler) { BaseAddress = host.BaseAddress, Timeout = TestTimeouts.Operation };
         string? connection = null;
@@ -62,7 +63,7 @@ public sealed class KeepAliveAndPipeliningTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Sixteen_pipelined_requests_in_one_write_are_answered_in_order()
     {
-        await using TestServer host = await TestServer.StartAsync(EchoPath);
+        await using TestServer host = await StartServerAsync(EchoPath);
         using RawClient client = host.Connect();
         var batch = new StringBuilder();
         for (int i = 0; i < 16; i++)
@@ -82,7 +83,7 @@ public sealed class KeepAliveAndPipeliningTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Request_split_byte_by_byte_is_parsed_once_complete()
     {
-        await using TestServer host = await TestServer.StartAsync(EchoPath);
+        await using TestServer host = await StartServerAsync(EchoPath);
         using RawClient client = host.Connect();
         byte[] request = Encoding.ASCII.GetBytes("GET /slow?x=1 HTTP/1.1\r\nHost: test\r\nAccept: */*\r\n\r\n");
         for (int i = 0; i < request.Length; i++)
@@ -98,7 +99,7 @@ public sealed class KeepAliveAndPipeliningTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Connection_close_from_the_client_closes_after_the_response()
     {
-        await using TestServer host = await TestServer.StartAsync(EchoPath);
+        await using TestServer host = await StartServerAsync(EchoPath);
         using RawClient client = host.Connect();
         await client.SendAsync("GET /bye HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
         RawResponse response = await client.ReadResponseAsync();
@@ -109,7 +110,7 @@ public sealed class KeepAliveAndPipeliningTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Connection_close_set_by_the_application_closes_after_the_response()
     {
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             context.Response.Headers.Connection = "close";
             context.Response.Write("done"u8);
@@ -130,7 +131,7 @@ public sealed class KeepAliveAndPipeliningTests
         string? query = null;
         bool samePathInstance = false;
         string? protocol = null;
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             path = context.Request.Path;
             query = context.Request.Query;
@@ -159,7 +160,7 @@ public sealed class KeepAliveAndPipeliningTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Idle_keep_alive_connection_holds_only_its_receive_block()
     {
-        await using TestServer host = await TestServer.StartAsync(async context =>
+        await using TestServer host = await StartServerAsync(async context =>
         {
             await BodyHashing.EchoHashWithReader(context);
             context.Response.Write(new byte[20_000]);
@@ -185,7 +186,7 @@ public sealed class KeepAliveAndPipeliningTests
         const int BodySize = 16 * 1024;
         const long Limit = 64 * 1024;
         byte[] body = BodyHashing.RandomBytes(BodySize, 5);
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             context.Response.Write(body);
             return default;
@@ -215,4 +216,10 @@ public sealed class KeepAliveAndPipeliningTests
         host.Server.PeakConnectionOutputBuffered.ShouldBeGreaterThanOrEqualTo(Limit);
         host.Server.PeakConnectionOutputBuffered.ShouldBeLessThanOrEqualTo(Limit + BodySize + 4096);
     }
+}
+
+/// <summary>The same tests on the libuv transport.</summary>
+public sealed class KeepAliveAndPipeliningTestsOnLibuv : KeepAliveAndPipeliningTests
+{
+    protected override TransportKind Transport => TransportKind.Libuv;
 }

@@ -3,37 +3,13 @@ using System.Linq;
 using System.Text;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
+using Falconet.Server;
 using Shouldly;
 
 namespace Falconet.Http.Tests;
 
-public sealed class LimitTests
+public class LimitTests : ServerTests
 {
-    /// <summary>Sends <paramref name="request"/> and checks the answer: the status, Content-Length 0, Connection: close, then the close; the handler never runs.</summary>
-    internal static Task AssertRejectedAsync(string request, int status, Action<Falconet.Server.FalconetServerOptions>? configure = null)
-        => AssertRejectedAsync(Encoding.Latin1.GetBytes(request), status, configure);
-
-    /// <summary>Sends raw bytes and checks they are rejected like <see cref="AssertRejectedAsync(string, int, Action{Falconet.Server.FalconetServerOptions}?)"/>.</summary>
-    internal static async Task AssertRejectedAsync(byte[] request, int status, Action<Falconet.Server.FalconetServerOptions>? configure = null)
-    {
-        bool called = false;
-        await using TestServer host = await TestServer.StartAsync(
-            context =>
-            {
-                called = true;
-                return default;
-            },
-            configure);
-        using RawClient client = host.Connect();
-        await client.SendAsync(request);
-        RawResponse response = await client.ReadResponseAsync();
-        response.StatusCode.ShouldBe(status);
-        response.Header("Connection").ShouldBe("close");
-        response.Header("Content-Length").ShouldBe("0");
-        (await client.IsClosedByServerAsync()).ShouldBeTrue();
-        called.ShouldBeFalse();
-    }
-
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public Task Malformed_request_line_is_answered_400()
         => AssertRejectedAsync("GET/nospace\r\nHost: test\r\n\r\n", 400);
@@ -114,7 +90,7 @@ public sealed class LimitTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Chunked_body_above_the_body_limit_is_answered_413_when_read()
     {
-        await using TestServer host = await TestServer.StartAsync(BodyHashing.EchoHashWithReader,
+        await using TestServer host = await StartServerAsync(BodyHashing.EchoHashWithReader,
             options => options.Limits.MaxRequestBodySize = 1000);
         using RawClient client = host.Connect();
         string chunk = new('c', 800);
@@ -128,7 +104,7 @@ public sealed class LimitTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Bad_request_after_good_pipelined_ones_answers_the_good_ones_first()
     {
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             context.Response.Write(context.Request.RawTarget);
             return default;
@@ -140,4 +116,10 @@ public sealed class LimitTests
         (await client.ReadResponseAsync()).StatusCode.ShouldBe(505);
         (await client.IsClosedByServerAsync()).ShouldBeTrue();
     }
+}
+
+/// <summary>The same tests on the libuv transport.</summary>
+public sealed class LimitTestsOnLibuv : LimitTests
+{
+    protected override TransportKind Transport => TransportKind.Libuv;
 }

@@ -3,6 +3,7 @@ using System.Net.Sockets;
 using System.Text;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
+using Falconet.Server;
 using Shouldly;
 
 namespace Falconet.Http.Tests;
@@ -12,7 +13,7 @@ namespace Falconet.Http.Tests;
 /// the client reads the whole response and a clean end of stream, and may finish sending what it was sending without
 /// a reset. A reset would fail the client's sends and, on some network stacks, destroy a response not read yet.
 /// </summary>
-public sealed class LingeringCloseTests
+public class LingeringCloseTests : ServerTests
 {
     private static ValueTask IgnoreBody(HttpContext context)
     {
@@ -23,7 +24,7 @@ public sealed class LingeringCloseTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_large_unread_body_gets_its_response_then_a_clean_end_of_stream_not_a_reset()
     {
-        await using TestServer host = await TestServer.StartAsync(IgnoreBody);
+        await using TestServer host = await StartServerAsync(IgnoreBody);
         using RawClient client = host.Connect();
 
         // More than the drain allowance (64 KiB) of a 10 MB body is on its way: the server answers and closes.
@@ -42,7 +43,7 @@ public sealed class LingeringCloseTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_rejected_request_followed_by_more_bytes_gets_its_error_then_a_clean_end_of_stream()
     {
-        await using TestServer host = await TestServer.StartAsync(IgnoreBody);
+        await using TestServer host = await StartServerAsync(IgnoreBody);
         using RawClient client = host.Connect();
 
         byte[] bad = Encoding.ASCII.GetBytes("POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n");
@@ -58,7 +59,7 @@ public sealed class LingeringCloseTests
     public async Task A_client_that_never_closes_is_let_go_after_the_linger_time()
     {
         var clock = new ManualTimeProvider();
-        await using TestServer host = await TestServer.StartAsync(IgnoreBody, options =>
+        await using TestServer host = await StartServerAsync(IgnoreBody, options =>
         {
             options.TimeProvider = clock;
             options.HeartbeatInterval = TimeSpan.FromMilliseconds(500);
@@ -96,4 +97,10 @@ public sealed class LingeringCloseTests
     // Reads past the response: 0 at a clean end of stream; a reset throws a SocketException.
     private static async Task<int> ReadEndAsync(RawClient client) =>
         await client.ReceiveEndAsync().WaitAsync(TestTimeouts.Operation);
+}
+
+/// <summary>The same tests on the libuv transport.</summary>
+public sealed class LingeringCloseTestsOnLibuv : LingeringCloseTests
+{
+    protected override TransportKind Transport => TransportKind.Libuv;
 }

@@ -123,12 +123,12 @@ public sealed class PlaintextSampleTests
     }
 
     [Fact]
-    public void Arguments_default_to_port_8080_on_sockets_without_stats()
+    public void Arguments_default_to_port_8080_and_the_server_defaults_without_stats()
     {
         SampleArguments.TryParse(Array.Empty<string>(), out SampleArguments? parsed, out _).ShouldBeTrue();
         parsed.Port.ShouldBe(8080);
-        parsed.Transport.ShouldBe(TransportKind.Sockets);
-        parsed.Scheduling.ShouldBe(Falconet.Transport.IoScheduling.ThreadPool);
+        parsed.Transport.ShouldBeNull();
+        parsed.Scheduling.ShouldBeNull();
         parsed.Stats.ShouldBeFalse();
     }
 
@@ -155,11 +155,17 @@ public sealed class PlaintextSampleTests
     }
 
     [Fact]
-    public void Libuv_transport_fails_at_start_with_a_clear_error()
+    public void A_missing_libuv_is_an_error_that_names_the_package_to_install()
     {
-        var options = new FalconetServerOptions { Transport = TransportKind.Libuv };
-        options.Endpoints.Add(new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, 0));
-        var server = new FalconetServer(options, _ => default);
-        Should.Throw<NotSupportedException>(() => server.StartAsync()).Message.ShouldContain("libuv");
+        // The same check the factory runs at start, pointed at a library name that is not installed anywhere.
+        var error = Should.Throw<DllNotFoundException>(() => Falconet.Transport.Libuv.LibuvTransportFactory.EnsureLoaded("libuv-falconet-absent.so.1"));
+        error.Message.ShouldContain("libuv-falconet-absent.so.1");
+        error.Message.ShouldContain("apt-get install libuv1");
+    }
+
+    [Fact]
+    public void The_installed_libuv_loads_and_reports_its_version()
+    {
+        Falconet.Transport.Libuv.LibuvTransportFactory.EnsureLoaded("libuv.so.1").ShouldStartWith("1.");
     }
 }

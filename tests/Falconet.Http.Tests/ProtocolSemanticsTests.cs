@@ -1,11 +1,12 @@
 using System;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
+using Falconet.Server;
 using Shouldly;
 
 namespace Falconet.Http.Tests;
 
-public sealed class ProtocolSemanticsTests
+public class ProtocolSemanticsTests : ServerTests
 {
     private static ValueTask Hello(HttpContext context)
     {
@@ -17,7 +18,7 @@ public sealed class ProtocolSemanticsTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Head_response_has_the_get_headers_and_no_body()
     {
-        await using TestServer host = await TestServer.StartAsync(Hello);
+        await using TestServer host = await StartServerAsync(Hello);
         using RawClient client = host.Connect();
         await client.SendAsync("HEAD / HTTP/1.1\r\nHost: test\r\n\r\nGET / HTTP/1.1\r\nHost: test\r\n\r\n");
         RawResponse head = await client.ReadResponseAsync(headRequest: true);
@@ -33,7 +34,7 @@ public sealed class ProtocolSemanticsTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Http10_request_is_answered_then_the_connection_closes()
     {
-        await using TestServer host = await TestServer.StartAsync(Hello);
+        await using TestServer host = await StartServerAsync(Hello);
         using RawClient client = host.Connect();
         await client.SendAsync("GET / HTTP/1.0\r\n\r\n");
         RawResponse response = await client.ReadResponseAsync();
@@ -47,7 +48,7 @@ public sealed class ProtocolSemanticsTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Http10_keep_alive_request_keeps_the_connection()
     {
-        await using TestServer host = await TestServer.StartAsync(Hello);
+        await using TestServer host = await StartServerAsync(Hello);
         using RawClient client = host.Connect();
         for (int i = 0; i < 3; i++)
         {
@@ -64,7 +65,7 @@ public sealed class ProtocolSemanticsTests
     public async Task Higher_minor_version_of_HTTP_1_is_processed_as_HTTP_1_1(string version)
     {
         var protocols = new System.Collections.Concurrent.ConcurrentQueue<string>();
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             protocols.Enqueue(context.Request.Protocol);
             return Hello(context);
@@ -88,7 +89,7 @@ public sealed class ProtocolSemanticsTests
     [InlineData("\r\n\r\n\r\n")]
     public async Task Empty_lines_before_the_request_line_are_ignored(string emptyLines)
     {
-        await using TestServer host = await TestServer.StartAsync(Hello);
+        await using TestServer host = await StartServerAsync(Hello);
         using RawClient client = host.Connect();
         await client.SendAsync(emptyLines + "GET / HTTP/1.1\r\nHost: test\r\n\r\n");
         (await client.ReadResponseAsync()).BodyText.ShouldBe("Hello, World!");
@@ -97,7 +98,7 @@ public sealed class ProtocolSemanticsTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Stray_CRLF_after_a_body_on_a_kept_alive_connection_is_ignored()
     {
-        await using TestServer host = await TestServer.StartAsync(async context =>
+        await using TestServer host = await StartServerAsync(async context =>
         {
             byte[] buffer = new byte[64];
             int total = 0;
@@ -128,7 +129,7 @@ public sealed class ProtocolSemanticsTests
     public async Task Custom_method_is_passed_to_the_application()
     {
         string? method = null;
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             method = context.Request.MethodName;
             context.Request.Method.ShouldBe(KnownMethod.Custom);
@@ -143,7 +144,7 @@ public sealed class ProtocolSemanticsTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Client_closing_mid_request_returns_every_block()
     {
-        await using TestServer host = await TestServer.StartAsync(Hello);
+        await using TestServer host = await StartServerAsync(Hello);
         using (RawClient client = host.Connect())
         {
             await client.SendAsync("GET /partial HTTP/1.1\r\nHost: te");
@@ -158,4 +159,10 @@ public sealed class ProtocolSemanticsTests
         await last.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
         (await last.ReadResponseAsync()).BodyText.ShouldBe("Hello, World!");
     }
+}
+
+/// <summary>The same tests on the libuv transport.</summary>
+public sealed class ProtocolSemanticsTestsOnLibuv : ProtocolSemanticsTests
+{
+    protected override TransportKind Transport => TransportKind.Libuv;
 }

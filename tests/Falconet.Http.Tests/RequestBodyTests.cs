@@ -6,11 +6,12 @@ using System.Net.Sockets;
 using System.Text;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
+using Falconet.Server;
 using Shouldly;
 
 namespace Falconet.Http.Tests;
 
-public sealed class RequestBodyTests
+public class RequestBodyTests : ServerTests
 {
     public static TheoryData<int> BodySizes => new() { 0, 1, 4095, 4096, 4097, 65_537, 1_000_003, 5 * 1024 * 1024 + 17 };
 
@@ -18,7 +19,7 @@ public sealed class RequestBodyTests
     [MemberData(nameof(BodySizes))]
     public async Task Content_length_body_arrives_byte_exact(int size)
     {
-        await using TestServer host = await TestServer.StartAsync(BodyHashing.EchoHashWithReader);
+        await using TestServer host = await StartServerAsync(BodyHashing.EchoHashWithReader);
         using var http = new HttpClient { BaseAddress = host.BaseAddress, Timeout = TestTimeouts.Operation };
         byte[] body = BodyHashing.RandomBytes(size, size);
         using var content = new ByteArrayContent(body);
@@ -31,7 +32,7 @@ public sealed class RequestBodyTests
     [MemberData(nameof(BodySizes))]
     public async Task Chunked_body_arrives_byte_exact(int size)
     {
-        await using TestServer host = await TestServer.StartAsync(BodyHashing.EchoHashWithStream);
+        await using TestServer host = await StartServerAsync(BodyHashing.EchoHashWithStream);
         using var http = new HttpClient { BaseAddress = host.BaseAddress, Timeout = TestTimeouts.Operation };
         byte[] body = BodyHashing.RandomBytes(size, size + 1);
         using var content = new StreamContent(new UnknownLengthStream(body));
@@ -45,7 +46,7 @@ public sealed class RequestBodyTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Random_chunk_sizes_and_extensions_decode_byte_exact_over_a_raw_socket()
     {
-        await using TestServer host = await TestServer.StartAsync(BodyHashing.EchoHashWithReader);
+        await using TestServer host = await StartServerAsync(BodyHashing.EchoHashWithReader);
         using RawClient client = host.Connect();
         var random = new Random(42);
         byte[] body = BodyHashing.RandomBytes(300_000, 7);
@@ -72,7 +73,7 @@ public sealed class RequestBodyTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Unread_body_is_drained_so_the_next_request_on_the_connection_works()
     {
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             context.Response.Write(context.Request.RawTarget);
             return default;
@@ -90,7 +91,7 @@ public sealed class RequestBodyTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Unread_body_larger_than_the_drain_limit_closes_the_connection()
     {
-        await using TestServer host = await TestServer.StartAsync(
+        await using TestServer host = await StartServerAsync(
             context => default,
             options => options.MaxRequestBodyDrainSize = 1024);
         using RawClient client = host.Connect();
@@ -110,7 +111,7 @@ public sealed class RequestBodyTests
     {
         var logs = new RecordingLoggerFactory();
         var failure = new TaskCompletionSource<Exception>(TaskCreationOptions.RunContinuationsAsynchronously);
-        await using TestServer host = await TestServer.StartAsync(
+        await using TestServer host = await StartServerAsync(
             context => ReadWholeBodyAsync(context, useStream, failure),
             options => options.LoggerFactory = logs);
         using RawClient client = host.Connect();
@@ -134,7 +135,7 @@ public sealed class RequestBodyTests
     public async Task Body_cut_short_after_the_response_started_is_logged_as_a_bad_request_not_an_application_error()
     {
         var logs = new RecordingLoggerFactory();
-        await using TestServer host = await TestServer.StartAsync(
+        await using TestServer host = await StartServerAsync(
             async context =>
             {
                 context.Response.Write("started"u8);
@@ -176,7 +177,7 @@ public sealed class RequestBodyTests
         var logs = new RecordingLoggerFactory();
         var failure = new TaskCompletionSource<Exception>(TaskCreationOptions.RunContinuationsAsynchronously);
         var firstBytesRead = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        await using TestServer host = await TestServer.StartAsync(
+        await using TestServer host = await StartServerAsync(
             async context =>
             {
                 byte[] buffer = new byte[64];
@@ -223,7 +224,7 @@ public sealed class RequestBodyTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Synchronous_body_read_is_refused_instead_of_blocking_an_io_thread()
     {
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             Should.Throw<NotSupportedException>(() => context.Request.Body.Read(new byte[10], 0, 10));
             context.Response.Write("refused"u8);
@@ -267,4 +268,10 @@ public sealed class RequestBodyTests
 
         public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
     }
+}
+
+/// <summary>The same tests on the libuv transport.</summary>
+public sealed class RequestBodyTestsOnLibuv : RequestBodyTests
+{
+    protected override TransportKind Transport => TransportKind.Libuv;
 }

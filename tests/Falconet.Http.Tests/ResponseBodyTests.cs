@@ -6,16 +6,17 @@ using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
+using Falconet.Server;
 using Shouldly;
 
 namespace Falconet.Http.Tests;
 
-public sealed class ResponseBodyTests
+public class ResponseBodyTests : ServerTests
 {
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Body_written_without_flushing_gets_a_computed_content_length()
     {
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             context.Response.Headers.ContentType = "text/plain";
             context.Response.Write("Hello, "u8);
@@ -37,7 +38,7 @@ public sealed class ResponseBodyTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Flushing_early_without_content_length_streams_chunked()
     {
-        await using TestServer host = await TestServer.StartAsync(async context =>
+        await using TestServer host = await StartServerAsync(async context =>
         {
             context.Response.Write("first,"u8);
             await context.Response.FlushAsync();
@@ -59,7 +60,7 @@ public sealed class ResponseBodyTests
     public async Task Declared_content_length_is_kept_when_the_response_streams()
     {
         byte[] body = BodyHashing.RandomBytes(300_000, 3);
-        await using TestServer host = await TestServer.StartAsync(async context =>
+        await using TestServer host = await StartServerAsync(async context =>
         {
             context.Response.ContentLength = body.Length;
             for (int offset = 0; offset < body.Length; offset += 10_000)
@@ -78,7 +79,7 @@ public sealed class ResponseBodyTests
     public async Task Body_past_the_write_behind_bound_streams_chunked_to_HttpClient()
     {
         byte[] body = BodyHashing.RandomBytes(1_000_000, 5);
-        await using TestServer host = await TestServer.StartAsync(async context =>
+        await using TestServer host = await StartServerAsync(async context =>
         {
             for (int offset = 0; offset < body.Length; offset += 30_000)
             {
@@ -94,7 +95,7 @@ public sealed class ResponseBodyTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Body_writer_writes_land_in_the_response()
     {
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             ResponseBodyWriter writer = context.Response.BodyWriter;
             Span<byte> span = writer.GetSpan(5);
@@ -121,7 +122,7 @@ public sealed class ResponseBodyTests
         const int Size = 8 * 1024 * 1024;
         const int Piece = 32 * 1024;
         byte[] body = BodyHashing.RandomBytes(Size, 11);
-        await using TestServer host = await TestServer.StartAsync(async context =>
+        await using TestServer host = await StartServerAsync(async context =>
         {
             HttpResponse response = context.Response;
             response.ContentLength = Size;
@@ -183,7 +184,7 @@ public sealed class ResponseBodyTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Http10_response_without_content_length_after_a_flush_is_close_delimited()
     {
-        await using TestServer host = await TestServer.StartAsync(async context =>
+        await using TestServer host = await StartServerAsync(async context =>
         {
             context.Response.Write("streamed "u8);
             await context.Response.FlushAsync();
@@ -201,7 +202,7 @@ public sealed class ResponseBodyTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task No_content_response_has_neither_body_nor_content_length()
     {
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             context.Response.StatusCode = 204;
             Should.Throw<InvalidOperationException>(() => context.Response.Write("x"u8));
@@ -219,7 +220,7 @@ public sealed class ResponseBodyTests
     public async Task Status_and_headers_cannot_change_once_the_response_started()
     {
         Exception? failure = null;
-        await using TestServer host = await TestServer.StartAsync(async context =>
+        await using TestServer host = await StartServerAsync(async context =>
         {
             context.Response.Headers["X-Custom"] = "one";
             await context.Response.FlushAsync();
@@ -278,7 +279,7 @@ public sealed class ResponseBodyTests
     {
         Exception? failure = null;
         long writtenAfterFailure = -1;
-        await using TestServer host = await TestServer.StartAsync(async context =>
+        await using TestServer host = await StartServerAsync(async context =>
         {
             HttpResponse response = context.Response;
             if (context.Request.PathBytes.SequenceEqual("/ok"u8))
@@ -316,7 +317,7 @@ public sealed class ResponseBodyTests
     public async Task Changing_content_length_after_the_start_does_not_move_the_limit_that_was_sent()
     {
         Exception? failure = null;
-        await using TestServer host = await TestServer.StartAsync(async context =>
+        await using TestServer host = await StartServerAsync(async context =>
         {
             HttpResponse response = context.Response;
             if (context.Request.PathBytes.SequenceEqual("/ok"u8))
@@ -344,7 +345,7 @@ public sealed class ResponseBodyTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Large_write_past_the_declared_content_length_before_the_start_is_answered_500()
     {
-        await using TestServer host = await TestServer.StartAsync(async context =>
+        await using TestServer host = await StartServerAsync(async context =>
         {
             if (context.Request.PathBytes.SequenceEqual("/ok"u8))
             {
@@ -367,7 +368,7 @@ public sealed class ResponseBodyTests
     public async Task Synchronous_stream_writes_and_flush_throw_unless_allowed()
     {
         var failures = new System.Collections.Generic.List<Exception>();
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             System.IO.Stream body = context.Response.Body;
             failures.Add(Should.Throw<NotSupportedException>(() => body.Write("a"u8.ToArray(), 0, 1)));
@@ -389,7 +390,7 @@ public sealed class ResponseBodyTests
     public async Task The_server_option_allows_synchronous_stream_writes_on_every_request_and_a_handler_can_still_refuse_them()
     {
         var allowedAtStart = new System.Collections.Generic.List<bool>();
-        await using TestServer host = await TestServer.StartAsync(
+        await using TestServer host = await StartServerAsync(
             context =>
             {
                 HttpResponse response = context.Response;
@@ -411,7 +412,7 @@ public sealed class ResponseBodyTests
     public async Task Allowed_synchronous_stream_writes_buffer_and_flush_keeps_the_computed_length_for_this_request_only()
     {
         var allowedAtStart = new System.Collections.Generic.List<bool>();
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             HttpResponse response = context.Response;
             allowedAtStart.Add(response.AllowSynchronousWrites);
@@ -439,7 +440,7 @@ public sealed class ResponseBodyTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Stream_BeginWrite_writes_asynchronously_without_allowing_synchronous_writes()
     {
-        await using TestServer host = await TestServer.StartAsync(async context =>
+        await using TestServer host = await StartServerAsync(async context =>
         {
             System.IO.Stream body = context.Response.Body;
             byte[] data = "begin/end"u8.ToArray();
@@ -449,4 +450,10 @@ public sealed class ResponseBodyTests
         await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
         (await client.ReadResponseAsync()).BodyText.ShouldBe("begin/end");
     }
+}
+
+/// <summary>The same tests on the libuv transport.</summary>
+public sealed class ResponseBodyTestsOnLibuv : ResponseBodyTests
+{
+    protected override TransportKind Transport => TransportKind.Libuv;
 }

@@ -1,12 +1,13 @@
 using System;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
+using Falconet.Server;
 using Shouldly;
 
 namespace Falconet.Http.Tests;
 
 /// <summary>The status line and headers on the wire: a head that cannot be written, bodyless statuses, framing per version.</summary>
-public sealed class ResponseHeadTests
+public class ResponseHeadTests : ServerTests
 {
     private const string Get = "GET /{0} HTTP/1.1\r\nHost: test\r\n\r\n";
 
@@ -32,7 +33,7 @@ public sealed class ResponseHeadTests
     [InlineData("unknown header, past the write-behind bound")]
     public async Task Head_that_cannot_be_written_leaves_no_bytes_and_is_answered_500(string scenario)
     {
-        await using TestServer host = await TestServer.StartAsync(OkOr(async context =>
+        await using TestServer host = await StartServerAsync(OkOr(async context =>
         {
             HttpResponse response = context.Response;
             if (scenario.StartsWith("known", StringComparison.Ordinal))
@@ -83,7 +84,7 @@ public sealed class ResponseHeadTests
     public async Task Head_failing_after_several_blocks_of_headers_is_taken_back_whole()
     {
         string large = new('v', 9_000);
-        await using TestServer host = await TestServer.StartAsync(OkOr(context =>
+        await using TestServer host = await StartServerAsync(OkOr(context =>
         {
             // Headers are written in a fixed order (known ones, then unknown ones in insertion order), so the
             // failing value comes after more than two pool blocks of head.
@@ -109,7 +110,7 @@ public sealed class ResponseHeadTests
     {
         Exception? failure = null;
         bool startedAfterFailure = true;
-        await using TestServer host = await TestServer.StartAsync(async context =>
+        await using TestServer host = await StartServerAsync(async context =>
         {
             HttpResponse response = context.Response;
             response.Headers["X-Bad"] = "a\rb";
@@ -148,7 +149,7 @@ public sealed class ResponseHeadTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task No_content_response_drops_content_length_and_transfer_encoding_set_by_the_handler()
     {
-        await using TestServer host = await TestServer.StartAsync(OkOr(context =>
+        await using TestServer host = await StartServerAsync(OkOr(context =>
         {
             context.Response.StatusCode = 204;
             context.Response.ContentLength = 0;
@@ -167,7 +168,7 @@ public sealed class ResponseHeadTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task No_content_response_that_flushes_has_no_framing_headers_either()
     {
-        await using TestServer host = await TestServer.StartAsync(OkOr(async context =>
+        await using TestServer host = await StartServerAsync(OkOr(async context =>
         {
             context.Response.StatusCode = 204;
             await context.Response.FlushAsync();
@@ -184,7 +185,7 @@ public sealed class ResponseHeadTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Not_modified_keeps_a_content_length_the_handler_set_and_never_computes_one()
     {
-        await using TestServer host = await TestServer.StartAsync(OkOr(context =>
+        await using TestServer host = await StartServerAsync(OkOr(context =>
         {
             context.Response.StatusCode = 304;
             context.Response.Headers.TransferEncoding = "chunked";
@@ -213,7 +214,7 @@ public sealed class ResponseHeadTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Head_response_keeps_a_declared_content_length_and_sends_no_body()
     {
-        await using TestServer host = await TestServer.StartAsync(OkOr(context =>
+        await using TestServer host = await StartServerAsync(OkOr(context =>
         {
             context.Response.ContentLength = 5000;
             return default;
@@ -229,7 +230,7 @@ public sealed class ResponseHeadTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Http10_client_never_gets_chunked_a_buffered_body_gets_its_length()
     {
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             context.Response.Headers.TransferEncoding = "chunked";
             context.Response.Write("buffered body"u8);
@@ -250,7 +251,7 @@ public sealed class ResponseHeadTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Http10_client_never_gets_chunked_a_streamed_body_is_delimited_by_the_close()
     {
-        await using TestServer host = await TestServer.StartAsync(async context =>
+        await using TestServer host = await StartServerAsync(async context =>
         {
             context.Response.Headers.TransferEncoding = "chunked";
             context.Response.Write("streamed "u8);
@@ -269,7 +270,7 @@ public sealed class ResponseHeadTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Declared_content_length_wins_over_a_transfer_encoding_the_handler_also_set()
     {
-        await using TestServer host = await TestServer.StartAsync(OkOr(async context =>
+        await using TestServer host = await StartServerAsync(OkOr(async context =>
         {
             context.Response.Headers.TransferEncoding = "chunked";
             context.Response.ContentLength = 5;
@@ -296,7 +297,7 @@ public sealed class ResponseHeadTests
     {
         ArgumentOutOfRangeException? failure = null;
         int statusAfter = 0;
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             failure = Should.Throw<ArgumentOutOfRangeException>(() => context.Response.StatusCode = code);
             statusAfter = context.Response.StatusCode;
@@ -320,7 +321,7 @@ public sealed class ResponseHeadTests
     [InlineData(599)]
     public async Task Status_from_200_to_599_is_sent(int code)
     {
-        await using TestServer host = await TestServer.StartAsync(context =>
+        await using TestServer host = await StartServerAsync(context =>
         {
             context.Response.StatusCode = code;
             return default;
@@ -329,4 +330,10 @@ public sealed class ResponseHeadTests
         await client.SendAsync(Request("x"));
         (await client.ReadResponseAsync()).StatusCode.ShouldBe(code);
     }
+}
+
+/// <summary>The same tests on the libuv transport.</summary>
+public sealed class ResponseHeadTestsOnLibuv : ResponseHeadTests
+{
+    protected override TransportKind Transport => TransportKind.Libuv;
 }

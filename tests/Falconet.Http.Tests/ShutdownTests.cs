@@ -7,14 +7,14 @@ using Shouldly;
 
 namespace Falconet.Http.Tests;
 
-public sealed class ShutdownTests
+public class ShutdownTests : ServerTests
 {
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Stop_lets_an_in_flight_request_finish_then_closes()
     {
         var entered = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        await using TestServer host = await TestServer.StartAsync(async context =>
+        await using TestServer host = await StartServerAsync(async context =>
         {
             if (context.Request.PathBytes.SequenceEqual("/slow"u8))
             {
@@ -53,7 +53,7 @@ public sealed class ShutdownTests
     {
         var entered = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        await using TestServer host = await TestServer.StartAsync(
+        await using TestServer host = await StartServerAsync(
             async context =>
             {
                 entered.TrySetResult();
@@ -76,7 +76,7 @@ public sealed class ShutdownTests
     [InlineData(true)]
     public async Task Stop_closes_an_idle_keep_alive_connection_with_a_FIN_not_a_reset(bool infiniteKeepAlive)
     {
-        await using TestServer host = await TestServer.StartAsync(
+        await using TestServer host = await StartServerAsync(
             context =>
             {
                 context.Response.Write("hello"u8);
@@ -107,7 +107,7 @@ public sealed class ShutdownTests
         TimeSpan shutdownTimeout = TimeSpan.FromSeconds(10);
         var entered = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var never = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        await using TestServer host = await TestServer.StartAsync(
+        await using TestServer host = await StartServerAsync(
             async context =>
             {
                 entered.TrySetResult();
@@ -139,4 +139,10 @@ public sealed class ShutdownTests
         await host.Server.WaitForAllBlocksReturnedAsync(TimeSpan.FromSeconds(5));
         host.Server.ConnectionCount.ShouldBe(0);
     }
+}
+
+/// <summary>The same tests on the libuv transport.</summary>
+public sealed class ShutdownTestsOnLibuv : ShutdownTests
+{
+    protected override TransportKind Transport => TransportKind.Libuv;
 }

@@ -2,12 +2,13 @@ using System;
 using System.Net.Sockets;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
+using Falconet.Server;
 using Shouldly;
 
 namespace Falconet.Http.Tests;
 
 /// <summary>The keep-alive and request-headers timeouts, on a manual clock: a deadline passes only when the test advances it.</summary>
-public sealed class TimeoutTests
+public class TimeoutTests : ServerTests
 {
     private static readonly TimeSpan KeepAlive = TimeSpan.FromSeconds(10);
     private static readonly TimeSpan RequestHeaders = TimeSpan.FromSeconds(5);
@@ -19,8 +20,8 @@ public sealed class TimeoutTests
         return default;
     }
 
-    private static Task<TestServer> StartAsync(ManualTimeProvider clock, Func<HttpContext, ValueTask>? handler = null) =>
-        TestServer.StartAsync(handler ?? Hello, options =>
+    private Task<TestServer> StartAsync(ManualTimeProvider clock, Func<HttpContext, ValueTask>? handler = null) =>
+        StartServerAsync(handler ?? Hello, options =>
         {
             options.TimeProvider = clock;
             options.HeartbeatInterval = Step;
@@ -155,4 +156,10 @@ public sealed class TimeoutTests
         (await client.ReadResponseAsync()).BodyText.ShouldBe(connection);
         clock.Elapsed.ShouldBeGreaterThan(KeepAlive * 3);
     }
+}
+
+/// <summary>The same tests on the libuv transport.</summary>
+public sealed class TimeoutTestsOnLibuv : TimeoutTests
+{
+    protected override TransportKind Transport => TransportKind.Libuv;
 }

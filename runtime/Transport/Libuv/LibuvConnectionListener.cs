@@ -1,0 +1,364 @@
+using System;
+using System.Net;
+using System.Runtime.InteropServices;
+using System.Threading;
+using System.Threading.Channels;
+using System.Threading.Tasks;
+using Microsoft.Extensions.Logging;
+
+namespace Falconet.Transport.Libuv;
+
+/// <summary>
+/// A bound endpoint of the libuv transport: with <see cref="LibuvDistribution.ReusePort"/> one listening socket per
+/// loop, with <see cref="LibuvDistribution.Handoff"/> one on loop 0 that hands connections to the others.
+/// </summary>
+/// <remarks>
+/// Accepted connections are made on their loop and queued for <see cref="AcceptAsync"/>; the server then schedules
+/// each back onto its loop, where it stays. A connection still queued when the listener is unbound is reset.
+/// </remarks>
+internal sealed class LibuvConnectionListener : IConnectionListener
+{
+    private readonly Channel<LibuvConnection> _accepted = Channel.CreateUnbounded<LibuvConnection>(new UnboundedChannelOptions
+    {
+        SingleReader = false,
+        SingleWriter = false,
+        AllowSynchronousContinuations = false,
+    });
+
+    private readonly LibuvTransportFactory _factory;
+    private LibuvListenSocket[] _sockets = Array.Empty<LibuvListenSocket>();
+    private int _unbound;
+    private uint _nextLoop;
+
+    public LibuvConnectionListener(LibuvTransportFactory factory, EndPoint endpoint)
+    {
+        _factory = factory;
+        EndPoint = endpoint;
+    }
+
+    public EndPoint EndPoint { get; private set; }
+
+    internal bool IsUnbound => Volatile.Read(ref _unbound) != 0;
+
+    /// <summary>Opens the listening sockets, each on its loop's thread; port 0 is resolved by the first and reused by the others.</summary>
+    public async Task BindAsync(IPEndPoint endpoint)
+    {
+        LibuvLoop[] loops = _factory.Loops;
+        int count = _factory.Options.Distribution == LibuvDistribution.ReusePort ? loops.Length : 1;
+        bool reusePort = _factory.Options.Distribution == LibuvDistribution.ReusePort && loops.Length > 1;
+        var sockets = new LibuvListenSocket[count];
+        try
+        {
+            IPEndPoint bound = endpoint;
+            for (int i = 0; i < count; i++)
+            {
+                var socket = new LibuvListenSocket(this, loops[i]);
+                bound = await socket.OpenAsync(bound, reusePort, _factory.Options.Backlog).ConfigureAwait(false);
+                sockets[i] = socket;
+            }
+
+            EndPoint = bound;
+            _sockets = sockets;
+        }
+        catch
+        {
+            foreach (LibuvListenSocket? socket in sockets)
+            {
+                if (socket is not null)
+                {
+                    await socket.CloseAsync().ConfigureAwait(false);
+                }
+            }
+
+            throw;
+        }
+    }
+
+    public async ValueTask<TransportConnection?> AcceptAsync(CancellationToken ct = default)
+    {
+        try
+        {
+            return await _accepted.Reader.ReadAsync(ct).ConfigureAwait(false);
+        }
+        catch (ChannelClosedException)
+        {
+            return null;
+        }
+    }
+
+    public async ValueTask UnbindAsync()
+    {
+        if (Interlocked.Exchange(ref _unbound, 1) != 0)
+        {
+            return;
+        }
+
+        foreach (LibuvListenSocket socket in _sockets)
+        {
+            await socket.CloseAsync().ConfigureAwait(false);
+        }
+
+        _accepted.Writer.TryComplete();
+
+        // Accepted but never handed out: nobody else will close them.
+        while (_accepted.Reader.TryRead(out LibuvConnection? connection))
+        {
+            connection.Abort();
+            await connection.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+
+    public ValueTask DisposeAsync() => UnbindAsync();
+
+    /// <summary>The loop the next connection goes to (<see cref="LibuvDistribution.Handoff"/>).</summary>
+    internal LibuvLoop NextLoop()
+    {
+        LibuvLoop[] loops = _factory.Loops;
+        uint next = _nextLoop++;
+        return loops[next % (uint)loops.Length];
+    }
+
+    internal bool NoDelay => _factory.Options.NoDelay;
+
+    internal IoScheduling Scheduling => _factory.Options.Scheduling;
+
+    internal LibuvDistribution Distribution => _factory.Options.Distribution;
+
+    /// <summary>Queues a connection made on its loop thread for <see cref="AcceptAsync"/>; resets it when the listener is unbound.</summary>
+    internal void OnAccepted(LibuvConnection connection)
+    {
+        if (!_accepted.Writer.TryWrite(connection))
+        {
+            connection.Abort();
+            _ = connection.DisposeAsync();
+        }
+    }
+}
+
+/// <summary>One listening TCP handle on one loop.</summary>
+internal sealed unsafe class LibuvListenSocket
+{
+    private readonly LibuvConnectionListener _listener;
+    private readonly LibuvLoop _loop;
+    private readonly TaskCompletionSource _closed = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private void* _handle;
+    private GCHandle _self;
+    private bool _closing;
+
+    public LibuvListenSocket(LibuvConnectionListener listener, LibuvLoop loop)
+    {
+        _listener = listener;
+        _loop = loop;
+    }
+
+    /// <summary>Creates, binds and starts the handle on the loop thread; returns the bound endpoint.</summary>
+    public Task<IPEndPoint> OpenAsync(IPEndPoint endpoint, bool reusePort, int backlog)
+    {
+        var opened = new TaskCompletionSource<IPEndPoint>(TaskCreationOptions.RunContinuationsAsynchronously);
+        _loop.Post(new LoopAction(() =>
+        {
+            try
+            {
+                opened.SetResult(OpenOnLoop(endpoint, reusePort, backlog));
+            }
+            catch (Exception exception)
+            {
+                opened.SetException(exception);
+            }
+        }));
+        return opened.Task;
+    }
+
+    private IPEndPoint OpenOnLoop(IPEndPoint endpoint, bool reusePort, int backlog)
+    {
+        _handle = NativeMemory.AllocZeroed(LibuvNative.HandleSize(LibuvNative.HandleTypeTcp));
+        uint family = endpoint.AddressFamily == System.Net.Sockets.AddressFamily.InterNetworkV6 ? (uint)LibuvNative.AddressFamilyInet6 : LibuvNative.AddressFamilyInet;
+        int init = LibuvNative.TcpInitEx(_loop.Handle, _handle, family);
+        if (init < 0)
+        {
+            NativeMemory.Free(_handle);
+            _handle = null;
+            throw new LibuvException("uv_tcp_init_ex", init);
+        }
+
+        _self = GCHandle.Alloc(this);
+        LibuvNative.SetData(_handle, GCHandle.ToIntPtr(_self));
+        try
+        {
+            if (reusePort)
+            {
+                nint fd;
+                LibuvNative.Check(LibuvNative.FileNo(_handle, &fd), "uv_fileno");
+                int one = 1;
+                if (LibuvNative.SetSocketOption((int)fd, LibuvNative.SolSocket, LibuvNative.SoReusePort, &one, sizeof(int)) != 0)
+                {
+                    throw new LibuvException("setsockopt(SO_REUSEPORT)", -Marshal.GetLastPInvokeError());
+                }
+            }
+
+            byte* address = stackalloc byte[28];
+            LibuvNative.WriteSocketAddress(endpoint, new Span<byte>(address, 28));
+            LibuvNative.Check(LibuvNative.TcpBind(_handle, address, 0), "uv_tcp_bind");
+            LibuvNative.Check(LibuvNative.Listen(_handle, backlog, &OnConnection), "uv_listen");
+
+            byte* bound = stackalloc byte[128];
+            int length = 128;
+            LibuvNative.Check(LibuvNative.TcpGetSockName(_handle, bound, &length), "uv_tcp_getsockname");
+            return LibuvNative.ReadSocketAddress(new ReadOnlySpan<byte>(bound, length)) ?? endpoint;
+        }
+        catch
+        {
+            CloseOnLoop();
+            throw;
+        }
+    }
+
+    /// <summary>Closes the handle on its loop thread; completes once libuv released it.</summary>
+    public Task CloseAsync()
+    {
+        _loop.Post(new LoopAction(CloseOnLoop));
+        return _closed.Task;
+    }
+
+    /// <summary>Closes the handle; call on the loop thread.</summary>
+    public void CloseOnLoop()
+    {
+        if (_handle is null)
+        {
+            _closed.TrySetResult();
+            return;
+        }
+
+        if (_closing)
+        {
+            return;
+        }
+
+        _closing = true;
+        LibuvNative.Close(_handle, &OnClosed);
+    }
+
+    [UnmanagedCallersOnly]
+    private static void OnClosed(void* handle)
+    {
+        var socket = (LibuvListenSocket)GCHandle.FromIntPtr(LibuvNative.GetData(handle)).Target!;
+        socket._self.Free();
+        socket._handle = null;
+        NativeMemory.Free(handle);
+        socket._closed.TrySetResult();
+    }
+
+    [UnmanagedCallersOnly]
+    private static void OnConnection(void* server, int status)
+    {
+        var socket = (LibuvListenSocket)GCHandle.FromIntPtr(LibuvNative.GetData(server)).Target!;
+        try
+        {
+            socket.Accept(status);
+        }
+        catch (Exception exception)
+        {
+            LibuvLog.CallbackFailed(socket._loop.Logger, socket._loop.Index, exception);
+        }
+    }
+
+    private void Accept(int status)
+    {
+        if (status < 0)
+        {
+            // EMFILE and ENFILE among others: libuv keeps listening (it sheds the connection it could not take).
+            LibuvLog.AcceptFailed(_loop.Logger, _loop.Index, LibuvNative.ErrorName(status), LibuvNative.ErrorText(status));
+            return;
+        }
+
+        if (_closing)
+        {
+            return;
+        }
+
+        void* client = NativeMemory.AllocZeroed(LibuvNative.HandleSize(LibuvNative.HandleTypeTcp));
+        int result = LibuvNative.TcpInit(_loop.Handle, client);
+        if (result < 0)
+        {
+            NativeMemory.Free(client);
+            LibuvLog.AcceptFailed(_loop.Logger, _loop.Index, LibuvNative.ErrorName(result), LibuvNative.ErrorText(result));
+            return;
+        }
+
+        result = LibuvNative.Accept(_handle, client);
+        if (result < 0)
+        {
+            LibuvNative.SetData(client, 0);
+            LibuvNative.Close(client, &LibuvConnection.OnOrphanClosed);
+            LibuvLog.AcceptFailed(_loop.Logger, _loop.Index, LibuvNative.ErrorName(result), LibuvNative.ErrorText(result));
+            return;
+        }
+
+        LibuvLoop owner = _loop;
+        if (_listener.Distribution == LibuvDistribution.Handoff)
+        {
+            owner = _listener.NextLoop();
+        }
+
+        if (owner == _loop)
+        {
+            _listener.OnAccepted(new LibuvConnection(_loop, client, _listener.NoDelay, _listener.Scheduling));
+            return;
+        }
+
+        // Hand the socket to its loop: a duplicate descriptor survives the close of this loop's handle.
+        nint fd;
+        int duplicate = LibuvNative.FileNo(client, &fd) == 0 ? LibuvNative.Duplicate((int)fd) : -1;
+        LibuvNative.SetData(client, 0);
+        LibuvNative.Close(client, &LibuvConnection.OnOrphanClosed);
+        if (duplicate < 0)
+        {
+            LibuvLog.AcceptFailed(_loop.Logger, _loop.Index, "dup", Marshal.GetLastPInvokeErrorMessage());
+            return;
+        }
+
+        owner.Post(new HandoffWorkItem(_listener, owner, duplicate));
+    }
+
+    /// <summary>Opens a handed-off descriptor as a connection of its new loop.</summary>
+    private sealed class HandoffWorkItem(LibuvConnectionListener listener, LibuvLoop loop, int fd) : IThreadPoolWorkItem
+    {
+        public void Execute()
+        {
+            if (!loop.IsLoopThread)
+            {
+                // The loop stopped before it could take the socket.
+                LibuvNative.CloseDescriptor(fd);
+                return;
+            }
+
+            void* client = NativeMemory.AllocZeroed(LibuvNative.HandleSize(LibuvNative.HandleTypeTcp));
+            int result = LibuvNative.TcpInit(loop.Handle, client);
+            if (result < 0)
+            {
+                NativeMemory.Free(client);
+                LibuvNative.CloseDescriptor(fd);
+                LibuvLog.AcceptFailed(loop.Logger, loop.Index, LibuvNative.ErrorName(result), LibuvNative.ErrorText(result));
+                return;
+            }
+
+            result = LibuvNative.TcpOpen(client, fd);
+            if (result < 0)
+            {
+                LibuvNative.CloseDescriptor(fd);
+                LibuvNative.SetData(client, 0);
+                LibuvNative.Close(client, &LibuvConnection.OnOrphanClosed);
+                LibuvLog.AcceptFailed(loop.Logger, loop.Index, LibuvNative.ErrorName(result), LibuvNative.ErrorText(result));
+                return;
+            }
+
+            listener.OnAccepted(new LibuvConnection(loop, client, listener.NoDelay, listener.Scheduling));
+        }
+    }
+}
+
+/// <summary>A delegate run on a loop thread (binding and closing listeners: rare, so a closure is fine).</summary>
+internal sealed class LoopAction(Action action) : IThreadPoolWorkItem
+{
+    public void Execute() => action();
+}

@@ -1,0 +1,62 @@
+using System;
+using System.Text;
+using Shouldly;
+using System.Threading.Tasks;
+using Falconet.Server;
+using Falconet.Transport.Libuv;
+using Falconet.Transport.Sockets;
+
+namespace Falconet.Http.Tests.Infrastructure;
+
+/// <summary>
+/// Base of the end-to-end test classes: each runs on the sockets transport, and again on libuv through a derived
+/// class (<c>…OnLibuv</c>) that only overrides <see cref="Transport"/>.
+/// </summary>
+public abstract class ServerTests
+{
+    /// <summary>The transport every server of the class runs on.</summary>
+    protected virtual TransportKind Transport => TransportKind.Sockets;
+
+    /// <summary>Starts a <see cref="TestServer"/> on <see cref="Transport"/>; <paramref name="configure"/> runs after the transport is set.</summary>
+    internal async Task<TestServer> StartServerAsync(Func<HttpContext, ValueTask> handler, Action<FalconetServerOptions>? configure = null, bool trackLeaks = true)
+    {
+        TestServer host = await TestServer.StartAsync(handler, options =>
+        {
+            options.Transport = Transport;
+            configure?.Invoke(options);
+        }, trackLeaks);
+
+        // The class runs where it says, unless a test brought its own transport.
+        if (host.Server.Options.TransportFactory is null)
+        {
+            host.Server.Transport.ShouldBeOfType(Transport == TransportKind.Libuv ? typeof(LibuvTransportFactory) : typeof(SocketTransportFactory));
+        }
+
+        return host;
+    }
+
+    /// <summary>Sends <paramref name="request"/> and checks the answer: the status, Content-Length 0, Connection: close, then the close; the handler never runs.</summary>
+    internal Task AssertRejectedAsync(string request, int status, Action<Falconet.Server.FalconetServerOptions>? configure = null)
+        => AssertRejectedAsync(Encoding.Latin1.GetBytes(request), status, configure);
+
+    /// <summary>Sends raw bytes and checks they are rejected like <see cref="AssertRejectedAsync(string, int, Action{Falconet.Server.FalconetServerOptions}?)"/>.</summary>
+    internal async Task AssertRejectedAsync(byte[] request, int status, Action<Falconet.Server.FalconetServerOptions>? configure = null)
+    {
+        bool called = false;
+        await using TestServer host = await StartServerAsync(
+            context =>
+            {
+                called = true;
+                return default;
+            },
+            configure);
+        using RawClient client = host.Connect();
+        await client.SendAsync(request);
+        RawResponse response = await client.ReadResponseAsync();
+        response.StatusCode.ShouldBe(status);
+        response.Header("Connection").ShouldBe("close");
+        response.Header("Content-Length").ShouldBe("0");
+        (await client.IsClosedByServerAsync()).ShouldBeTrue();
+        called.ShouldBeFalse();
+    }
+}
