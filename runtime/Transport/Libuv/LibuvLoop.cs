@@ -64,6 +64,9 @@ internal sealed unsafe class LibuvLoop
     /// <summary>The logger for failures that have no caller to throw to.</summary>
     public ILogger Logger => _logger;
 
+    /// <summary>True once the loop thread has ended.</summary>
+    public bool HasExited => _exited.IsSet;
+
     /// <summary>True on the loop thread.</summary>
     public bool IsLoopThread => Environment.CurrentManagedThreadId == _thread.ManagedThreadId;
 

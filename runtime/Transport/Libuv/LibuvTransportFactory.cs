@@ -90,6 +90,21 @@ public sealed class LibuvTransportFactory : ITransportFactory, IAsyncDisposable,
 
     internal LibuvLoop[] Loops => _loops;
 
+    /// <summary>Loop threads that have not ended yet (0 after a disposal that joined them all).</summary>
+    internal int LoopsRunning
+    {
+        get
+        {
+            int running = 0;
+            foreach (LibuvLoop loop in _loops)
+            {
+                running += loop.HasExited ? 0 : 1;
+            }
+
+            return running;
+        }
+    }
+
     /// <summary>True when libuv can be loaded on this machine.</summary>
     public static bool IsAvailable => CanLoad(LibuvNative.LibraryName);
 
