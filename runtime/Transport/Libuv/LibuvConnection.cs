@@ -58,12 +58,15 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
     private CancellationToken _receiveToken;
     private CancellationTokenRegistration _receiveRegistration;
     private ReadOnlySequence<byte> _sendBuffers;
+    private CancellationToken _sendToken;
     private CancellationTokenRegistration _sendRegistration;
     private LibuvNative.Buffer* _buffers;
     private int _bufferCapacity;
 
     private int _state;
     private int _posted;
+    private int _receiveOutstanding;
+    private int _sendOutstanding;
     private int _receiveStopped;
     private bool _receivePending;
     private bool _sendPending;
@@ -115,6 +118,24 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
     /// <summary>The loop that owns the connection.</summary>
     internal LibuvLoop Loop => _loop;
 
+    /// <summary>Reads TCP_NODELAY back from the socket (diagnostics and tests); false once the handle is closed.</summary>
+    internal bool IsNoDelay
+    {
+        get
+        {
+            nint fd;
+            void* handle = _handle;
+            if (handle is null || LibuvNative.FileNo(handle, &fd) != 0)
+            {
+                return false;
+            }
+
+            int value = 0;
+            uint length = sizeof(int);
+            return LibuvNative.GetSocketOption((int)fd, LibuvNative.IpProtoTcp, LibuvNative.TcpNoDelayOption, &value, &length) == 0 && value != 0;
+        }
+    }
+
     private bool IsClosedLocally => Volatile.Read(ref _state) != Open;
 
     public override ValueTask<int> ReceiveAsync(Memory<byte> buffer, CancellationToken ct = default)
@@ -124,15 +145,20 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
             return ValueTask.FromCanceled<int>(ct);
         }
 
+        if (Interlocked.Exchange(ref _receiveOutstanding, 1) != 0)
+        {
+            throw new InvalidOperationException("A receive is already pending on this connection.");
+        }
+
         if (IsClosedLocally || Volatile.Read(ref _receiveStopped) != 0 || _endOfStream)
         {
+            Volatile.Write(ref _receiveOutstanding, 0);
             return new ValueTask<int>(0);
         }
 
         _receive.Reset();
         _receiveBuffer = buffer;
         _receiveToken = ct;
-        _receivePending = true;
         if (ct.CanBeCanceled)
         {
             _receiveRegistration = ct.UnsafeRegister(static state => ((LibuvConnection)state!).Abort(), this);
@@ -140,10 +166,12 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
 
         if (_loop.IsLoopThread)
         {
+            _receivePending = true;
             StartReadingOnLoop();
         }
         else
         {
+            // The loop marks the receive pending when it takes the request: its state is only ever changed there.
             PostToLoop(PostedReceive);
         }
 
@@ -157,13 +185,20 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
             return ValueTask.FromCanceled(ct);
         }
 
+        if (Interlocked.Exchange(ref _sendOutstanding, 1) != 0)
+        {
+            throw new InvalidOperationException("A send is already pending on this connection.");
+        }
+
         if (IsClosedLocally)
         {
+            Volatile.Write(ref _sendOutstanding, 0);
             return ValueTask.FromException(new ConnectionAbortedException("The connection was aborted or disposed."));
         }
 
         if (buffers.IsEmpty)
         {
+            Volatile.Write(ref _sendOutstanding, 0);
             return default;
         }
 
@@ -173,11 +208,13 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
             int written = TryWriteOnLoop(buffers, out Exception? error);
             if (error is not null)
             {
+                Volatile.Write(ref _sendOutstanding, 0);
                 return ValueTask.FromException(error);
             }
 
             if (written == buffers.Length)
             {
+                Volatile.Write(ref _sendOutstanding, 0);
                 return default;
             }
 
@@ -188,8 +225,8 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
         }
 
         _send.Reset();
-        _sendPending = true;
         _sendBuffers = buffers;
+        _sendToken = ct;
         if (ct.CanBeCanceled)
         {
             _sendRegistration = ct.UnsafeRegister(static state => ((LibuvConnection)state!).Abort(), this);
@@ -197,6 +234,7 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
 
         if (_loop.IsLoopThread)
         {
+            _sendPending = true;
             SendOnLoop();
         }
         else
@@ -263,11 +301,13 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
         int posted = Interlocked.Exchange(ref _posted, 0);
         if ((posted & PostedReceive) != 0)
         {
+            _receivePending = true;
             StartReadingOnLoop();
         }
 
         if ((posted & PostedSend) != 0)
         {
+            _sendPending = true;
             SendOnLoop();
         }
 
@@ -438,6 +478,9 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
         _receiveBuffer = default;
         _receiveRegistration.Dispose();
         _receiveRegistration = default;
+
+        // Cleared before the result is set: an inline continuation asks for the next receive from inside SetResult.
+        Volatile.Write(ref _receiveOutstanding, 0);
         if (_receiveToken.IsCancellationRequested)
         {
             _receive.SetException(new OperationCanceledException(_receiveToken));
@@ -453,6 +496,7 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
         _receiveBuffer = default;
         _receiveRegistration.Dispose();
         _receiveRegistration = default;
+        Volatile.Write(ref _receiveOutstanding, 0);
         _receive.SetException(_receiveToken.IsCancellationRequested ? new OperationCanceledException(_receiveToken) : error);
     }
 
@@ -606,13 +650,17 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
         _sendPending = false;
         _sendRegistration.Dispose();
         _sendRegistration = default;
+        Volatile.Write(ref _sendOutstanding, 0);
+        CancellationToken token = _sendToken;
+        _sendToken = default;
         if (error is null)
         {
             _send.SetResult(true);
         }
         else
         {
-            _send.SetException(error);
+            // A cancelled send aborted the connection: its caller learns why, not only that the write failed.
+            _send.SetException(token.IsCancellationRequested ? new OperationCanceledException(token) : error);
         }
     }
 

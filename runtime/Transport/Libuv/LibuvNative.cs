@@ -149,6 +149,9 @@ internal static unsafe partial class LibuvNative
     [LibraryImport("libc", EntryPoint = "setsockopt", SetLastError = true)]
     public static partial int SetSocketOption(int fd, int level, int name, int* value, uint length);
 
+    [LibraryImport("libc", EntryPoint = "getsockopt", SetLastError = true)]
+    public static partial int GetSocketOption(int fd, int level, int name, int* value, uint* length);
+
     [LibraryImport("libc", EntryPoint = "dup", SetLastError = true)]
     public static partial int Duplicate(int fd);
 
@@ -159,6 +162,8 @@ internal static unsafe partial class LibuvNative
     public static partial int Shutdown(int fd, int how);
 
     public const int SolSocket = 1;
+    public const int IpProtoTcp = 6;
+    public const int TcpNoDelayOption = 1;
     public const int SoReusePort = 15;
     public const int ShutWrite = 1;
 

@@ -27,7 +27,7 @@ internal sealed class RawClient : IDisposable
 
     public static RawClient Connect(IPEndPoint endPoint, int? receiveBufferSize = null)
     {
-        var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+        var socket = new Socket(endPoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
         if (receiveBufferSize is int size)
         {
             socket.ReceiveBufferSize = size;

@@ -40,7 +40,7 @@ public sealed class SocketAllocationTests
     private async Task MeasureAsync(bool gathered)
     {
         // Leak tracking captures a stack trace per rent: off here, where allocation is the measure.
-        await using SocketHarness harness = await SocketHarness.StartAsync(ioThreads: 1, trackLeaks: false);
+        await using TransportHarness harness = await TransportHarness.StartAsync(ioThreads: 1, trackLeaks: false);
         (Socket client, TransportConnection server) = await harness.ConnectAsync();
         Task echo = Task.Run(() => ServeAsync(server, gathered));
         byte[] request = new byte[RequestSize];
@@ -48,7 +48,7 @@ public sealed class SocketAllocationTests
 
         long[] windows = await Task.Run(() => ClientAsync(client, request, response)).WaitAsync(TimeSpan.FromSeconds(45));
         client.Shutdown(SocketShutdown.Send);
-        await echo.WaitAsync(SocketHarness.StepTimeout);
+        await echo.WaitAsync(TransportHarness.StepTimeout);
 
         // The test host allocates on its own threads now and then (it reports results of earlier tests while
         // this one runs), so the least of a few windows is the figure of the transport itself.

@@ -7,39 +7,71 @@ using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Buffers;
 using Falconet.Transport;
+using Falconet.Transport.Libuv;
 using Falconet.Transport.Sockets;
 
 namespace Falconet.Runtime.Tests.Transport;
 
-/// <summary>A sockets transport bound to loopback port 0, with clients connected to it; disposal closes every socket and checks that every pool block came back.</summary>
-internal sealed class SocketHarness : IAsyncDisposable
+/// <summary>Which built-in transport a harness runs.</summary>
+public enum TransportUnderTest
+{
+    Sockets,
+    Libuv,
+}
+
+/// <summary>A transport bound to loopback port 0, with clients connected to it; disposal closes every socket and checks that every pool block came back.</summary>
+internal sealed class TransportHarness : IAsyncDisposable
 {
     public static readonly TimeSpan StepTimeout = TimeSpan.FromSeconds(15);
 
     private readonly List<Socket> _clients = new();
     private readonly List<TransportConnection> _connections = new();
 
-    private SocketHarness(SocketTransportFactory factory, IConnectionListener listener)
+    private TransportHarness(ITransportFactory factory, IConnectionListener listener)
     {
         Factory = factory;
         Listener = listener;
     }
 
-    public SocketTransportFactory Factory { get; }
+    public ITransportFactory Factory { get; }
 
     public IConnectionListener Listener { get; }
 
-    public static async Task<SocketHarness> StartAsync(int ioThreads = 2, IPAddress? address = null, bool trackLeaks = true, IoScheduling scheduling = IoScheduling.ThreadPool)
+    /// <summary>Starts <paramref name="transport"/> with <paramref name="ioThreads"/> pools (libuv: loops) and binds it.</summary>
+    /// <remarks>
+    /// <paramref name="scheduling"/> null takes each transport's default: the thread pool for sockets, the loop thread for libuv.
+    /// </remarks>
+    public static Task<TransportHarness> StartAsync(TransportUnderTest transport, int ioThreads = 2, IPAddress? address = null, bool trackLeaks = true, IoScheduling? scheduling = null)
+        => StartAsync(transport switch
+        {
+            TransportUnderTest.Sockets => new SocketTransportFactory(new SocketTransportOptions
+            {
+                IoThreadCount = ioThreads,
+                TrackLeaks = trackLeaks,
+                Scheduling = scheduling ?? IoScheduling.ThreadPool,
+            }),
+            _ => new LibuvTransportFactory(new LibuvTransportOptions
+            {
+                LoopCount = ioThreads,
+                TrackLeaks = trackLeaks,
+                Scheduling = scheduling ?? IoScheduling.IoThreads,
+            }),
+        }, address);
+
+    /// <summary>Starts a sockets transport (the harness of the sockets-only tests).</summary>
+    public static Task<TransportHarness> StartAsync(int ioThreads = 2, IPAddress? address = null, bool trackLeaks = true, IoScheduling scheduling = IoScheduling.ThreadPool)
+        => StartAsync(TransportUnderTest.Sockets, ioThreads, address, trackLeaks, scheduling);
+
+    private static async Task<TransportHarness> StartAsync(ITransportFactory factory, IPAddress? address)
     {
-        var factory = new SocketTransportFactory(new SocketTransportOptions { IoThreadCount = ioThreads, TrackLeaks = trackLeaks, Scheduling = scheduling });
         try
         {
             IConnectionListener listener = await factory.BindAsync(new IPEndPoint(address ?? IPAddress.Loopback, 0));
-            return new SocketHarness(factory, listener);
+            return new TransportHarness(factory, listener);
         }
         catch
         {
-            factory.Dispose();
+            await ((IAsyncDisposable)factory).DisposeAsync();
             throw;
         }
     }
@@ -135,7 +167,7 @@ internal sealed class SocketHarness : IAsyncDisposable
         }
         finally
         {
-            await Factory.DisposeAsync();
+            await ((IAsyncDisposable)Factory).DisposeAsync();
         }
     }
 }

@@ -1,0 +1,162 @@
+using System;
+using System.Net;
+using System.Net.Sockets;
+using System.Threading;
+using System.Threading.Tasks;
+using Falconet.Buffers;
+using Falconet.Transport;
+using Falconet.Transport.Libuv;
+
+namespace Falconet.Runtime.Tests.Transport;
+
+/// <summary>What only the libuv transport promises: loop threads that own their connections and pools, its errors and its stop.</summary>
+public sealed class LibuvTransportTests
+{
+    private const int Timeout = 30_000;
+    private static readonly TimeSpan Step = TransportHarness.StepTimeout;
+
+    [Fact(Timeout = Timeout)]
+    public async Task Accepted_connections_have_TCP_NODELAY()
+    {
+        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.Libuv);
+        (_, TransportConnection server) = await harness.ConnectAsync();
+
+        Assert.True(((LibuvConnection)server).IsNoDelay);
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task Each_loop_owns_a_pool_and_a_pending_receive_resumes_on_the_loop_that_owns_the_connection()
+    {
+        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.Libuv, ioThreads: 2);
+        Assert.Equal(2, harness.Factory.Pools.Count);
+        Assert.NotEqual(harness.Factory.Pools[0].OwnerThreadId, harness.Factory.Pools[1].OwnerThreadId);
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        ValueTask<int> pending = server.ReceiveAsync(new byte[16]);
+        Task<int> resumedOn = ResumeThreadAsync(pending);
+
+        await Task.Delay(20);
+        await TransportHarness.SendAllAsync(client, "x"u8.ToArray());
+
+        Assert.Equal(server.Pool.OwnerThreadId, await resumedOn.WaitAsync(Step));
+
+        static async Task<int> ResumeThreadAsync(ValueTask<int> receive)
+        {
+            await receive.ConfigureAwait(false);
+            return Environment.CurrentManagedThreadId;
+        }
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task Schedule_runs_work_on_the_loop_thread_that_owns_the_connection_pool()
+    {
+        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.Libuv, ioThreads: 2);
+        for (int i = 0; i < 4; i++)
+        {
+            (_, TransportConnection server) = await harness.ConnectAsync();
+            var ran = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
+            server.Schedule(new DelegateWorkItem(() => ran.SetResult(Environment.CurrentManagedThreadId)));
+            Assert.Equal(server.Pool.OwnerThreadId, await ran.Task.WaitAsync(Step));
+        }
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task With_thread_pool_scheduling_a_pending_receive_resumes_on_a_thread_pool_thread()
+    {
+        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.Libuv, scheduling: IoScheduling.ThreadPool);
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        ValueTask<int> pending = server.ReceiveAsync(new byte[16]);
+        Task<bool> resumedOnPool = ResumeAsync(pending);
+
+        await TransportHarness.SendAllAsync(client, "x"u8.ToArray());
+
+        Assert.True(await resumedOnPool.WaitAsync(Step));
+
+        static async Task<bool> ResumeAsync(ValueTask<int> receive)
+        {
+            await receive.ConfigureAwait(false);
+            return Thread.CurrentThread.IsThreadPoolThread;
+        }
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task DisposeAsync_completes_only_after_the_continuation_of_a_pending_receive_has_run_on_the_loop()
+    {
+        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.Libuv);
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        MemoryBlock block = server.Pool.Rent();
+        using var continuationHeld = new ManualResetEventSlim();
+        using var releaseContinuation = new ManualResetEventSlim();
+        try
+        {
+            // The continuation runs on the loop thread and holds it, so the close cannot even start meanwhile.
+            Task receive = HoldAsync(server.ReceiveAsync(block.Memory));
+            await TransportHarness.SendAllAsync(client, "x"u8.ToArray());
+            Assert.True(continuationHeld.Wait(Step));
+            server.Abort();
+
+            ValueTask dispose = server.DisposeAsync();
+            Assert.False(dispose.IsCompleted, "DisposeAsync completed while the receive's continuation was still running");
+
+            releaseContinuation.Set();
+            await dispose.AsTask().WaitAsync(Step);
+            await receive.WaitAsync(Step);
+        }
+        finally
+        {
+            releaseContinuation.Set();
+            server.Pool.Return(block);
+        }
+
+        async Task HoldAsync(ValueTask<int> pending)
+        {
+            await pending.ConfigureAwait(false);
+            continuationHeld.Set();
+            releaseContinuation.Wait(Step);
+        }
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task Disposing_the_factory_completes_a_pending_receive_with_0_joins_the_loops_and_frees_every_handle()
+    {
+        var factory = new LibuvTransportFactory(new LibuvTransportOptions { LoopCount = 2, TrackLeaks = true });
+        IConnectionListener listener = await factory.BindAsync(new IPEndPoint(IPAddress.Loopback, 0));
+        using var client = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        ValueTask<TransportConnection?> accept = listener.AcceptAsync();
+        await client.ConnectAsync(listener.EndPoint).WaitAsync(Step);
+        var server = (LibuvConnection)(await accept.AsTask().WaitAsync(Step))!;
+        ValueTask<int> pending = server.ReceiveAsync(new byte[16]);
+
+        factory.Dispose();
+
+        Assert.Equal(0, await pending.AsTask().WaitAsync(Step));
+        await server.DisposeAsync().AsTask().WaitAsync(Step);
+        Assert.Equal(0, factory.LoopsRunning);
+        Assert.All(factory.Loops, loop => Assert.Equal(0, loop.OpenConnections));
+
+        // The loops closed the connection with a reset.
+        var reset = await Assert.ThrowsAsync<SocketException>(() => client.ReceiveAsync(new byte[1], SocketFlags.None).WaitAsync(Step));
+        Assert.Equal(SocketError.ConnectionReset, reset.SocketErrorCode);
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task A_cancelled_pending_send_throws_OperationCanceledException_and_aborts()
+    {
+        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.Libuv);
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        client.ReceiveBufferSize = 4096;
+        using var cancel = new CancellationTokenSource();
+        Task pending = server.SendAsync(new System.Buffers.ReadOnlySequence<byte>(new byte[16 * 1024 * 1024]), cancel.Token).AsTask();
+        await Task.Delay(100);
+        Assert.False(pending.IsCompleted, "16 MiB fit in the socket buffers: the send never had to wait");
+
+        cancel.Cancel();
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => pending.WaitAsync(Step));
+        Assert.Equal(0, await server.ReceiveAsync(new byte[1]).AsTask().WaitAsync(Step));
+    }
+
+    private sealed class DelegateWorkItem(Action action) : IThreadPoolWorkItem
+    {
+        public void Execute() => action();
+    }
+}

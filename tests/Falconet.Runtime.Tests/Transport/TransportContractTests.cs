@@ -1,0 +1,402 @@
+using System;
+using System.Buffers;
+using System.Collections.Generic;
+using System.Linq;
+using System.Net;
+using System.Net.Sockets;
+using System.Security.Cryptography;
+using System.Threading;
+using System.Threading.Tasks;
+using Falconet.Buffers;
+using Falconet.Transport;
+using Falconet.Transport.Libuv;
+
+namespace Falconet.Runtime.Tests.Transport;
+
+/// <summary>
+/// The promises of <see cref="TransportConnection"/> and <see cref="IConnectionListener"/> (docs/contracts.md), checked on
+/// every built-in transport through the derived classes.
+/// </summary>
+public abstract class TransportContractTests
+{
+    private const int Timeout = 30_000;
+    private static readonly TimeSpan Step = TransportHarness.StepTimeout;
+
+    /// <summary>More blocks than one gathered system call takes (IOV_MAX is 1024 on Linux), so a send continues across calls.</summary>
+    private const int MoreBlocksThanOneSystemCallTakes = 1100;
+
+    /// <summary>The transport the class checks.</summary>
+    protected abstract TransportUnderTest Transport { get; }
+
+    private Task<TransportHarness> StartAsync(int ioThreads = 2, IPAddress? address = null)
+        => TransportHarness.StartAsync(Transport, ioThreads, address);
+
+    [Fact(Timeout = Timeout)]
+    public async Task Echo_of_random_payloads_up_to_4_MiB_comes_back_byte_exact()
+    {
+        await using TransportHarness harness = await StartAsync();
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        Task echo = TransportHarness.EchoAsync(server);
+        var random = new Random(1234);
+        int[] sizes = [1, 4095, 4096, 4097, 65_537, random.Next(100_000, 1_000_000), 4 * 1024 * 1024];
+
+        foreach (int size in sizes)
+        {
+            byte[] payload = new byte[size];
+            random.NextBytes(payload);
+            byte[] echoed = new byte[size];
+
+            // Send and receive at once: the echo starts answering before the client has sent everything.
+            Task send = TransportHarness.SendAllAsync(client, payload);
+            await TransportHarness.ReceiveExactlyAsync(client, echoed).WaitAsync(Step);
+            await send.WaitAsync(Step);
+
+            Assert.Equal(SHA256.HashData(payload), SHA256.HashData(echoed));
+        }
+
+        client.Shutdown(SocketShutdown.Send);
+        await echo.WaitAsync(Step);
+        Assert.Equal(0, await client.ReceiveAsync(new byte[1], SocketFlags.None).WaitAsync(Step));
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task SendAsync_of_many_blocks_of_uneven_sizes_delivers_every_byte_in_order()
+    {
+        await using TransportHarness harness = await StartAsync();
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        using var chain = new BlockChain(server.Pool);
+        var random = new Random(42);
+        var expected = new List<byte>();
+
+        // More blocks than one gathered call takes, so the send also continues across calls.
+        for (int i = 0; i < MoreBlocksThanOneSystemCallTakes; i++)
+        {
+            MemoryBlock block = server.Pool.Rent();
+            int length = random.Next(1, SlabMemoryPool.BlockSize + 1);
+            random.NextBytes(block.Writable.Slice(0, length));
+            block.End = length;
+            expected.AddRange(block.Data.ToArray());
+            chain.Append(block);
+        }
+
+        byte[] received = new byte[expected.Count];
+        Task receive = TransportHarness.ReceiveExactlyAsync(client, received);
+        await server.SendAsync(chain.GetSequence()).AsTask().WaitAsync(Step);
+        await receive.WaitAsync(Step);
+
+        Assert.Equal(SHA256.HashData(expected.ToArray()), SHA256.HashData(received));
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task SendAsync_of_a_sequence_starting_inside_a_block_sends_only_that_window()
+    {
+        await using TransportHarness harness = await StartAsync();
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        using var chain = new BlockChain(server.Pool);
+        byte[] data = Enumerable.Range(0, 9_000).Select(i => (byte)i).ToArray();
+        chain.Write(data);
+        chain.Consume(chain.GetSequence().GetPosition(100));
+
+        await server.SendAsync(chain.GetSequence().Slice(0, 8_000)).AsTask().WaitAsync(Step);
+        byte[] received = new byte[8_000];
+        await TransportHarness.ReceiveExactlyAsync(client, received).WaitAsync(Step);
+
+        Assert.Equal(data.AsSpan(100, 8_000).ToArray(), received);
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task ReceiveAsync_returns_0_when_the_peer_closes_gracefully()
+    {
+        await using TransportHarness harness = await StartAsync();
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        await TransportHarness.SendAllAsync(client, "last words"u8.ToArray());
+        client.Shutdown(SocketShutdown.Send);
+        MemoryBlock block = server.Pool.Rent();
+        try
+        {
+            int total = 0;
+            int n;
+            while ((n = await server.ReceiveAsync(block.Memory.Slice(total)).AsTask().WaitAsync(Step)) > 0)
+            {
+                total += n;
+            }
+
+            Assert.Equal("last words"u8.ToArray(), block.Memory.Slice(0, total).ToArray());
+            Assert.Equal(0, await server.ReceiveAsync(block.Memory).AsTask().WaitAsync(Step));
+        }
+        finally
+        {
+            server.Pool.Return(block);
+        }
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task Abort_completes_a_pending_receive_with_0_and_resets_the_peer()
+    {
+        await using TransportHarness harness = await StartAsync();
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        byte[] buffer = new byte[64];
+        ValueTask<int> pending = server.ReceiveAsync(buffer);
+        await Task.Delay(50);
+        Assert.False(pending.IsCompleted);
+
+        server.Abort();
+
+        Assert.Equal(0, await pending.AsTask().WaitAsync(Step));
+        Assert.Equal(0, await server.ReceiveAsync(buffer).AsTask().WaitAsync(Step));
+        await Assert.ThrowsAsync<ConnectionAbortedException>(() => server.SendAsync(new ReadOnlySequence<byte>(buffer)).AsTask());
+        var reset = await Assert.ThrowsAsync<SocketException>(() => client.ReceiveAsync(buffer, SocketFlags.None).WaitAsync(Step));
+        Assert.Equal(SocketError.ConnectionReset, reset.SocketErrorCode);
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task Abort_fails_a_send_that_waits_for_a_peer_that_does_not_read()
+    {
+        await using TransportHarness harness = await StartAsync();
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        client.ReceiveBufferSize = 4096;
+        var big = new ReadOnlySequence<byte>(new byte[16 * 1024 * 1024]);
+        Task pending = server.SendAsync(big).AsTask();
+        await Task.Delay(100);
+        Assert.False(pending.IsCompleted, "16 MiB fit in the socket buffers: the send never had to wait");
+
+        server.Abort();
+
+        await Assert.ThrowsAsync<ConnectionAbortedException>(() => pending.WaitAsync(Step));
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task A_large_send_to_a_slow_reader_completes_while_a_receive_is_pending()
+    {
+        await using TransportHarness harness = await StartAsync();
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        byte[] payload = new byte[4 * 1024 * 1024];
+        new Random(7).NextBytes(payload);
+        byte[] inbound = new byte[16];
+        ValueTask<int> receive = server.ReceiveAsync(inbound);
+
+        Task send = server.SendAsync(new ReadOnlySequence<byte>(payload)).AsTask();
+        byte[] received = new byte[payload.Length];
+        int total = 0;
+        while (total < received.Length)
+        {
+            // Small reads with pauses: the server's send goes out in many partial pieces.
+            int n = await client.ReceiveAsync(received.AsMemory(total, Math.Min(64 * 1024, received.Length - total)), SocketFlags.None).AsTask().WaitAsync(Step);
+            Assert.NotEqual(0, n);
+            total += n;
+            if (total % 8 == 0)
+            {
+                await Task.Delay(1);
+            }
+        }
+
+        await send.WaitAsync(Step);
+        Assert.False(receive.IsCompleted);
+        await TransportHarness.SendAllAsync(client, "ping"u8.ToArray());
+        Assert.Equal(4, await receive.AsTask().WaitAsync(Step));
+        Assert.Equal(SHA256.HashData(payload), SHA256.HashData(received));
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task ReceiveAsync_throws_ConnectionResetException_when_the_peer_resets()
+    {
+        await using TransportHarness harness = await StartAsync();
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        ValueTask<int> pending = server.ReceiveAsync(new byte[64]);
+
+        client.LingerState = new LingerOption(true, 0);
+        client.Close();
+
+        await Assert.ThrowsAsync<ConnectionResetException>(() => pending.AsTask().WaitAsync(Step));
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task SendAsync_to_a_peer_that_reset_throws_an_IOException()
+    {
+        await using TransportHarness harness = await StartAsync();
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        client.LingerState = new LingerOption(true, 0);
+        client.Close();
+        var data = new ReadOnlySequence<byte>(new byte[64 * 1024]);
+
+        var error = await Assert.ThrowsAnyAsync<System.IO.IOException>(async () =>
+        {
+            for (int i = 0; i < 1_000; i++)
+            {
+                await server.SendAsync(data).AsTask().WaitAsync(Step);
+            }
+        });
+
+        Assert.IsType<ConnectionResetException>(error);
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task DisposeAsync_closes_gracefully_so_the_peer_reads_the_data_then_0()
+    {
+        await using TransportHarness harness = await StartAsync();
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        await server.SendAsync(new ReadOnlySequence<byte>("bye"u8.ToArray())).AsTask().WaitAsync(Step);
+
+        await server.DisposeAsync();
+
+        byte[] buffer = new byte[3];
+        await TransportHarness.ReceiveExactlyAsync(client, buffer).WaitAsync(Step);
+        Assert.Equal("bye"u8.ToArray(), buffer);
+        Assert.Equal(0, await client.ReceiveAsync(buffer, SocketFlags.None).WaitAsync(Step));
+        Assert.Equal(0, await server.ReceiveAsync(buffer).AsTask().WaitAsync(Step));
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task A_second_concurrent_receive_is_refused()
+    {
+        await using TransportHarness harness = await StartAsync();
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        ValueTask<int> first = server.ReceiveAsync(new byte[16]);
+
+        Assert.Throws<InvalidOperationException>(() => server.ReceiveAsync(new byte[16]));
+
+        await TransportHarness.SendAllAsync(client, "x"u8.ToArray());
+        Assert.Equal(1, await first.AsTask().WaitAsync(Step));
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task Cancelling_a_pending_receive_throws_OperationCanceledException_and_aborts()
+    {
+        await using TransportHarness harness = await StartAsync();
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        using var cancel = new CancellationTokenSource();
+        ValueTask<int> pending = server.ReceiveAsync(new byte[16], cancel.Token);
+
+        cancel.Cancel();
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => pending.AsTask().WaitAsync(Step));
+        Assert.Equal(0, await server.ReceiveAsync(new byte[16]).AsTask().WaitAsync(Step));
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task UnbindAsync_makes_a_pending_and_every_later_AcceptAsync_return_null()
+    {
+        await using TransportHarness harness = await StartAsync();
+        ValueTask<TransportConnection?> pending = harness.Listener.AcceptAsync();
+        await Task.Delay(20);
+
+        await harness.Listener.UnbindAsync();
+
+        Assert.Null(await pending.AsTask().WaitAsync(Step));
+        Assert.Null(await harness.Listener.AcceptAsync().AsTask().WaitAsync(Step));
+        using var late = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        await Assert.ThrowsAsync<SocketException>(() => late.ConnectAsync(harness.Listener.EndPoint).WaitAsync(Step));
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task Many_concurrent_connections_echo_independently_across_all_lanes()
+    {
+        await using TransportHarness harness = await StartAsync(ioThreads: 2);
+        const int Connections = 64;
+        var pairs = new List<(Socket Client, TransportConnection Server)>();
+        for (int i = 0; i < Connections; i++)
+        {
+            pairs.Add(await harness.ConnectAsync());
+        }
+
+        Assert.Equal(2, pairs.Select(p => p.Server.Pool).Distinct().Count());
+        Task[] echoes = pairs.Select(p => TransportHarness.EchoAsync(p.Server)).ToArray();
+        Task[] clients = pairs.Select((p, i) => ClientAsync(p.Client, i)).ToArray();
+
+        await Task.WhenAll(clients).WaitAsync(Step);
+        await Task.WhenAll(echoes).WaitAsync(Step);
+
+        static async Task ClientAsync(Socket client, int seed)
+        {
+            var random = new Random(seed);
+            for (int i = 0; i < 10; i++)
+            {
+                byte[] payload = new byte[random.Next(1, 40_000)];
+                random.NextBytes(payload);
+                byte[] echoed = new byte[payload.Length];
+                Task send = TransportHarness.SendAllAsync(client, payload);
+                await TransportHarness.ReceiveExactlyAsync(client, echoed);
+                await send;
+                Assert.Equal(payload, echoed);
+            }
+
+            client.Shutdown(SocketShutdown.Send);
+        }
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task Listener_on_IPv6_loopback_accepts_and_echoes_when_the_system_has_IPv6()
+    {
+        if (!Socket.OSSupportsIPv6)
+        {
+            return;
+        }
+
+        TransportHarness harness;
+        try
+        {
+            harness = await StartAsync(address: IPAddress.IPv6Loopback);
+        }
+        catch (Exception e) when (e is SocketException { SocketErrorCode: SocketError.AddressNotAvailable or SocketError.AddressFamilyNotSupported }
+            or LibuvException { ErrorName: "EADDRNOTAVAIL" or "EAFNOSUPPORT" })
+        {
+            return; // IPv6 is compiled in but ::1 is not configured on this machine
+        }
+
+        await using (harness)
+        {
+            Assert.Equal(AddressFamily.InterNetworkV6, harness.Listener.EndPoint.AddressFamily);
+            Assert.NotEqual(0, ((IPEndPoint)harness.Listener.EndPoint).Port);
+            (Socket client, TransportConnection server) = await harness.ConnectAsync();
+            Task echo = TransportHarness.EchoAsync(server);
+            byte[] echoed = new byte[5];
+            await TransportHarness.SendAllAsync(client, "hello"u8.ToArray());
+            await TransportHarness.ReceiveExactlyAsync(client, echoed).WaitAsync(Step);
+            Assert.Equal("hello"u8.ToArray(), echoed);
+            client.Shutdown(SocketShutdown.Send);
+            await echo.WaitAsync(Step);
+        }
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task Accepted_connections_know_both_endpoints()
+    {
+        await using TransportHarness harness = await StartAsync();
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+
+        Assert.Equal(client.LocalEndPoint, server.RemoteEndPoint);
+        Assert.Equal(harness.Listener.EndPoint, server.LocalEndPoint);
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task StopReceiving_completes_a_pending_receive_with_0_and_leaves_sending_and_a_graceful_close()
+    {
+        await using TransportHarness harness = await StartAsync();
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        byte[] buffer = new byte[64];
+        ValueTask<int> pending = server.ReceiveAsync(buffer);
+        Assert.False(pending.IsCompleted);
+
+        server.StopReceiving();
+
+        Assert.Equal(0, await pending.AsTask().WaitAsync(Step));
+        Assert.Equal(0, await server.ReceiveAsync(buffer).AsTask().WaitAsync(Step));
+        await server.SendAsync(new ReadOnlySequence<byte>("408"u8.ToArray())).AsTask().WaitAsync(Step);
+        await server.DisposeAsync();
+
+        byte[] received = new byte[3];
+        await TransportHarness.ReceiveExactlyAsync(client, received).WaitAsync(Step);
+        Assert.Equal("408"u8.ToArray(), received);
+        Assert.Equal(0, await client.ReceiveAsync(buffer, SocketFlags.None).WaitAsync(Step));
+    }
+}
+
+public sealed class SocketTransportContractTests : TransportContractTests
+{
+    protected override TransportUnderTest Transport => TransportUnderTest.Sockets;
+}
+
+public sealed class LibuvTransportContractTests : TransportContractTests
+{
+    protected override TransportUnderTest Transport => TransportUnderTest.Libuv;
+}
