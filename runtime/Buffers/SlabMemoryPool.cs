@@ -92,6 +92,9 @@ public sealed class SlabMemoryPool : IDisposable
     /// <summary>Total number of rents since the pool was created.</summary>
     public long BlocksRented => Volatile.Read(ref _ownerRents) + Interlocked.Read(ref _foreignRents);
 
+    /// <summary>Rents made off the owner thread, through the shared path (all of them for a pool without an owner thread).</summary>
+    public long BlocksRentedOffOwner => Interlocked.Read(ref _foreignRents);
+
     /// <summary>Number of slabs allocated since the pool was created.</summary>
     public long SlabsAllocated => Interlocked.Read(ref _slabs);
 

@@ -35,6 +35,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     private readonly HttpResponse _response;
     private readonly RequestBodyReader _body;
     private readonly HttpContext _context;
+    private readonly IoThreadReturn _ioThread;
     private ParsePhase _phase;
     private HeaderParseState _headerState;
     private bool _requestKeepAlive;
@@ -58,6 +59,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         _response = new HttpResponse(new ResponseHeaders(), _output, transport.Pool);
         _body.Attach(_response);
         _context = new HttpContext(this, _request, _response);
+        _ioThread = new IoThreadReturn(transport);
     }
 
     public long Id { get; }
@@ -237,6 +239,13 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                         else
                         {
                             await handling.ConfigureAwait(false);
+
+                            // The handler finished elsewhere (a timer, the thread pool): the response is completed and
+                            // sent from the connection's I/O thread, where its pool is used on the owner path.
+                            if (!_transport.IsOnIoThread)
+                            {
+                                await _ioThread.Return();
+                            }
                         }
                     }
                     catch (Exception exception)

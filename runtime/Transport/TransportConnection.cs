@@ -40,6 +40,13 @@ public abstract class TransportConnection : IAsyncDisposable
     public abstract void Schedule(IThreadPoolWorkItem workItem);
 
     /// <summary>
+    /// True when the calling thread is where this connection's code is meant to run: its I/O thread, or any thread
+    /// when the transport continues connection code wherever an operation completed (no I/O thread). Code that resumed
+    /// elsewhere (a handler that completed on a timer or the thread pool) comes back through <see cref="Schedule"/>.
+    /// </summary>
+    public virtual bool IsOnIoThread => true;
+
+    /// <summary>
     /// Stops receiving without closing: a pending receive completes soon (with bytes that had already arrived,
     /// or 0), and every later receive returns 0. Sending, <see cref="Abort"/> and <see cref="DisposeAsync"/> still
     /// work, so a timed-out connection can still answer and close gracefully. Any thread may call it.

@@ -7,6 +7,7 @@ using System.Net.Sockets;
 using System.Security.Cryptography;
 using System.Threading;
 using System.Threading.Tasks;
+using Falconet.Buffers;
 using Falconet.Http.Tests.Infrastructure;
 using Falconet.Server;
 using Falconet.Transport;
@@ -84,7 +85,7 @@ public sealed class LibuvTransportTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
-    public async Task A_handler_that_completes_on_another_thread_writes_from_there_and_the_next_request_is_back_on_the_loop()
+    public async Task A_handler_that_completes_on_another_thread_has_its_response_completed_and_sent_back_on_its_loop()
     {
         var threads = new ConcurrentQueue<string>();
         await using TestServer host = await StartAsync(async context =>
@@ -92,27 +93,34 @@ public sealed class LibuvTransportTests
             threads.Enqueue("start:" + Thread.CurrentThread.Name);
             if (context.Request.PathBytes.SequenceEqual("/async"u8))
             {
-                // Leaves the loop: the write below is made from a thread-pool thread and must reach the loop by its queue.
+                // Leaves the loop and completes on a thread-pool thread without writing: the response head and the send
+                // that follow are made after the return to the loop, so they rent from the loop's pool on the owner path.
                 await Task.Delay(20).ConfigureAwait(false);
-                Thread.CurrentThread.IsThreadPoolThread.ShouldBeTrue();
-                await context.Response.WriteAsync(new byte[100_000]);
+                threads.Enqueue("resumed on pool:" + Thread.CurrentThread.IsThreadPoolThread);
                 return;
             }
 
             context.Response.Write("sync"u8);
-        });
+        }, new LibuvTransportOptions { LoopCount = 1 });
+        SlabMemoryPool pool = host.Server.Transport!.Pools[0];
 
         using RawClient client = host.Connect();
+        await client.SendAsync("GET /sync HTTP/1.1\r\nHost: test\r\n\r\n");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("sync");
+        long offOwnerBefore = pool.BlocksRentedOffOwner;
         for (int i = 0; i < 3; i++)
         {
             await client.SendAsync("GET /async HTTP/1.1\r\nHost: test\r\n\r\n");
-            (await client.ReadResponseAsync()).Body.Length.ShouldBe(100_000);
+            RawResponse response = await client.ReadResponseAsync();
+            response.StatusCode.ShouldBe(200);
+            response.Body.Length.ShouldBe(0);
             await client.SendAsync("GET /sync HTTP/1.1\r\nHost: test\r\n\r\n");
             (await client.ReadResponseAsync()).BodyText.ShouldBe("sync");
         }
 
-        threads.Count.ShouldBe(6);
-        threads.ShouldAllBe(entry => entry.StartsWith("start:falconet-uv-", StringComparison.Ordinal));
+        pool.BlocksRentedOffOwner.ShouldBe(offOwnerBefore);
+        threads.Where(t => t.StartsWith("start:", StringComparison.Ordinal)).ShouldAllBe(t => t == "start:falconet-uv-0");
+        threads.Count(t => t == "resumed on pool:True").ShouldBe(3);
     }
 
     [Theory(Timeout = TestTimeouts.TestMilliseconds)]

@@ -245,6 +245,8 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
         return new ValueTask(this, _send.Version);
     }
 
+    public override bool IsOnIoThread => !_inline || _loop.IsLoopThread;
+
     public override void Schedule(IThreadPoolWorkItem workItem)
     {
         ArgumentNullException.ThrowIfNull(workItem);

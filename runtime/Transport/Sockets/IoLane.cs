@@ -62,6 +62,9 @@ internal sealed class IoLane : IDisposable
         }
     }
 
+    /// <summary>True on the lane's thread.</summary>
+    public bool IsLaneThread => Environment.CurrentManagedThreadId == _thread.ManagedThreadId;
+
     /// <summary>Stops the thread, waits at most <paramref name="timeout"/> for it to end, then disposes the pool.</summary>
     /// <remarks>
     /// A work item that blocks the lane (a handler that never returns) must not hang shutdown: the thread is a

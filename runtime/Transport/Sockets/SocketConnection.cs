@@ -72,6 +72,8 @@ internal sealed class SocketConnection : TransportConnection
         return _sender.SendAsync(buffers, ct);
     }
 
+    public override bool IsOnIoThread => _lane is null || _lane.IsLaneThread;
+
     public override void Schedule(IThreadPoolWorkItem workItem)
     {
         ArgumentNullException.ThrowIfNull(workItem);

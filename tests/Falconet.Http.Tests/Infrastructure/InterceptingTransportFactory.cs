@@ -86,6 +86,8 @@ internal sealed class InterceptingTransportFactory : ITransportFactory, IAsyncDi
 
         public override ValueTask SendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct = default) => inner.SendAsync(buffers, ct);
 
+        public override bool IsOnIoThread => inner.IsOnIoThread;
+
         public override void Schedule(IThreadPoolWorkItem workItem) => inner.Schedule(workItem);
 
         public override void StopReceiving() => inner.StopReceiving();
