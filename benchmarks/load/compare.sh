@@ -7,6 +7,8 @@
 #
 # Servers (default: all of them):
 #   falconet-libuv    the sample with --transport libuv, default options (no environment variable)
+#   falconet-libuv-handoff     libuv with loop 0 accepting and handing connections round robin (instead of SO_REUSEPORT)
+#   falconet-libuv-threadpool  libuv with handlers on the thread pool (instead of inline on the loop)
 #   falconet-sockets  the sample with --transport sockets, default options (no environment variable)
 #   kestrel           the Kestrel peer as it comes
 #   kestrel-inline    the Kestrel peer with DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS=1 and inline scheduling (its best)
@@ -67,6 +69,10 @@ start() {
   case $1 in
     falconet-libuv)
       "${cpu[@]}" dotnet samples/Plaintext/bin/Release/net10.0/Falconet.Samples.Plaintext.dll --port "$port" --transport libuv --stats >"$work/stats" 2>&1 & ;;
+    falconet-libuv-handoff)
+      "${cpu[@]}" dotnet samples/Plaintext/bin/Release/net10.0/Falconet.Samples.Plaintext.dll --port "$port" --libuv-distribution handoff --stats >"$work/stats" 2>&1 & ;;
+    falconet-libuv-threadpool)
+      "${cpu[@]}" dotnet samples/Plaintext/bin/Release/net10.0/Falconet.Samples.Plaintext.dll --port "$port" --transport libuv --scheduling threadpool --stats >"$work/stats" 2>&1 & ;;
     falconet-sockets)
       "${cpu[@]}" dotnet samples/Plaintext/bin/Release/net10.0/Falconet.Samples.Plaintext.dll --port "$port" --transport sockets --stats >"$work/stats" 2>&1 & ;;
     kestrel)
@@ -81,9 +87,21 @@ start() {
   echo $!
 }
 
-# measure_wrk URL DEPTH PLACEMENT -> "requests_per_second p50 p99"
+# cpu_ticks PID: user+system clock ticks of the process and its direct children (nginx's workers), reaped threads included.
+cpu_ticks() {
+  local total=0 p
+  for p in "$1" $(pgrep -P "$1" || true); do
+    total=$((total + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
+
+# measure_wrk URL DEPTH PLACEMENT SERVER_PID -> "requests_per_second p50 p99 server_cpu_us_per_request"
+# The CPU time the server spent per request does not depend on how much of the machine it got, so it compares
+# servers even when other work shares the machine; requests/s does not.
 measure_wrk() {
-  local out
+  local out before after
+  before=$(cpu_ticks "$4")
   if [ "$3" = pinned ]; then
     out=$(run_wrk "$connections" "$duration" "$1" "$2" --latency)
   else
@@ -92,7 +110,10 @@ measure_wrk() {
   if printf '%s\n' "$out" | grep -q 'Non-2xx\|Socket errors'; then
     printf '%s\n' "$out" | grep 'Non-2xx\|Socket errors' >&2
   fi
-  printf '%s\n' "$out" | awk '/Requests\/sec/ {rps=$2} $1 == "50%" {p50=$2} $1 == "99%" {p99=$2} END {print rps, p50, p99}'
+  after=$(cpu_ticks "$4")
+  printf '%s\n' "$out" | awk -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" \
+    '/Requests\/sec/ {rps=$2} $1 == "50%" {p50=$2} $1 == "99%" {p99=$2} / requests in / {n=$1}
+     END {printf "%s %s %s %.2f\n", rps, p50, p99, (n > 0 ? ticks / hz * 1000000 / n : 0)}'
 }
 
 declare -A results
@@ -104,10 +125,10 @@ for placement in $placements; do
       pid=$(start "$server" "$placement")
       wait_for_port "$port"
       # Warm-up: tiered JIT, pools and connection set-up.
-      measure_wrk "http://127.0.0.1:$port/plaintext" 16 "$placement" >/dev/null
-      results[$placement,$round,$server,plaintext16]=$(measure_wrk "http://127.0.0.1:$port/plaintext" 16 "$placement")
-      results[$placement,$round,$server,plaintext1]=$(measure_wrk "http://127.0.0.1:$port/plaintext" 1 "$placement")
-      results[$placement,$round,$server,json1]=$(measure_wrk "http://127.0.0.1:$port/json" 1 "$placement")
+      measure_wrk "http://127.0.0.1:$port/plaintext" 16 "$placement" "$pid" >/dev/null
+      results[$placement,$round,$server,plaintext16]=$(measure_wrk "http://127.0.0.1:$port/plaintext" 16 "$placement" "$pid")
+      results[$placement,$round,$server,plaintext1]=$(measure_wrk "http://127.0.0.1:$port/plaintext" 1 "$placement" "$pid")
+      results[$placement,$round,$server,json1]=$(measure_wrk "http://127.0.0.1:$port/json" 1 "$placement" "$pid")
       # Started in a command substitution, so not this shell's child: poll until it is gone (at most 20 s).
       kill -TERM "$pid"
       for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
@@ -118,6 +139,11 @@ for placement in $placements; do
     done
   done
 done
+
+# median_ratio: two lines of numbers in, the ratio of their medians out.
+median_ratio() {
+  awk 'function median(s,   n, v, i, j, t) { n = split(s, v, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }; return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 } NR == 1 { x = median($0) } NR == 2 { y = median($0) } END { if (y > 0) printf "%.2f", x / y; else print "n/a" }'
+}
 
 label() {
   case $1 in
@@ -132,23 +158,24 @@ for placement in $placements; do
   echo "Placement $placement: wrk -t1 -c$connections -d${duration}s, $rounds interleaved rounds, $(nproc) cores, $(date -u +%Y-%m-%d)"
   echo
   header="| Scenario | Round |"; rule="| --- | ---: |"
-  for server in $servers; do header="$header $server req/s (p50 / p99) |"; rule="$rule ---: |"; done
+  for server in $servers; do header="$header $server req/s (p50 / p99; server CPU µs/req) |"; rule="$rule ---: |"; done
   echo "$header"; echo "$rule"
   for scenario in $scenarios; do
     for round in $(seq 1 "$rounds"); do
       row="| $(label "$scenario") | $round |"
       for server in $servers; do
-        read -r rps p50 p99 <<<"${results[$placement,$round,$server,$scenario]}"
-        row="$row $rps ($p50 / $p99) |"
+        read -r rps p50 p99 cpu <<<"${results[$placement,$round,$server,$scenario]}"
+        row="$row $rps ($p50 / $p99; $cpu) |"
       done
       echo "$row"
     done
   done
   echo
   # Ratios of the median over rounds (round-to-round pairs are interleaved, so medians compare like with like).
-  for subject in falconet-libuv falconet-sockets; do
+  for subject in falconet-libuv falconet-libuv-handoff falconet-libuv-threadpool falconet-sockets; do
     [[ " $servers " == *" $subject "* ]] || continue
-    for peer in nginx kestrel kestrel-inline; do
+    for peer in falconet-libuv nginx kestrel kestrel-inline; do
+      [ "$peer" != "$subject" ] || continue
       [[ " $servers " == *" $peer "* ]] || continue
       line="$subject / $peer ($placement):"
       for scenario in $scenarios; do
@@ -157,15 +184,26 @@ for placement in $placements; do
           read -r ra _ _ <<<"${results[$placement,$round,$subject,$scenario]}"; a="$a $ra"
           read -r rb _ _ <<<"${results[$placement,$round,$peer,$scenario]}"; b="$b $rb"
         done
-        ratio=$(printf '%s\n%s\n' "$a" "$b" | awk 'function median(s,   n, v, i, j, t) { n = split(s, v, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }; return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 } NR == 1 { x = median($0) } NR == 2 { y = median($0) } END { if (y > 0) printf "%.2f", x / y; else print "n/a" }')
+        ratio=$(printf '%s\n%s\n' "$a" "$b" | median_ratio)
         line="$line $(label "$scenario") $ratio;"
+      done
+      echo "$line"
+      line="$subject / $peer ($placement), server CPU per request, lower is better:"
+      for scenario in $scenarios; do
+        a=""; b=""
+        for round in $(seq 1 "$rounds"); do
+          read -r _ _ _ ca <<<"${results[$placement,$round,$subject,$scenario]}"; a="$a $ca"
+          read -r _ _ _ cb <<<"${results[$placement,$round,$peer,$scenario]}"; b="$b $cb"
+        done
+        line="$line $(label "$scenario") $(printf '%s\n%s\n' "$a" "$b" | median_ratio);"
       done
       echo "$line"
     done
   done
   echo
   for round in $(seq 1 "$rounds"); do
-    for server in falconet-libuv falconet-sockets; do
+    for server in $servers; do
+      [[ $server == falconet-* ]] || continue
       [ -n "${stats[$placement,$round,$server]:-}" ] && echo "$server --stats, round $round (whole run incl. warm-up): ${stats[$placement,$round,$server]}"
     done
   done

@@ -86,8 +86,8 @@ public sealed class FalconetServer : IAsyncDisposable
     /// <summary>The most output bytes any closed connection held buffered at once (write-behind diagnostics).</summary>
     public long PeakConnectionOutputBuffered => Interlocked.Read(ref _peakConnectionOutput);
 
-    /// <summary>The transport the server runs on (null before <see cref="StartAsync"/>).</summary>
-    internal ITransportFactory? Transport => _transport;
+    /// <summary>The transport the server runs on (null before <see cref="StartAsync"/>): the options' own, or the built-in one it created.</summary>
+    public ITransportFactory? Transport => _transport;
 
     /// <summary>Binds every endpoint and starts accepting connections.</summary>
     /// <exception cref="InvalidOperationException">The server was already started.</exception>
@@ -202,23 +202,40 @@ public sealed class FalconetServer : IAsyncDisposable
         _shutdown.Dispose();
     }
 
-    private static ITransportFactory CreateBuiltInTransport(FalconetServerOptions options) => options.Transport switch
+    private ITransportFactory CreateBuiltInTransport(FalconetServerOptions options)
     {
-        TransportKind.Sockets => new SocketTransportFactory(new SocketTransportOptions
+        TransportKind kind = options.Transport ?? ChooseDefaultTransport(LibuvTransportFactory.IsAvailable, _logger);
+        return kind switch
         {
-            Scheduling = options.Scheduling ?? IoScheduling.ThreadPool,
-            IoThreadCount = options.IoThreadCount,
-            TrackLeaks = options.TrackPoolLeaks,
-        }),
-        TransportKind.Libuv => new LibuvTransportFactory(new LibuvTransportOptions
+            TransportKind.Sockets => new SocketTransportFactory(new SocketTransportOptions
+            {
+                Scheduling = options.Scheduling ?? IoScheduling.ThreadPool,
+                IoThreadCount = options.IoThreadCount,
+                TrackLeaks = options.TrackPoolLeaks,
+            }),
+            TransportKind.Libuv => new LibuvTransportFactory(new LibuvTransportOptions
+            {
+                Scheduling = options.Scheduling ?? IoScheduling.IoThreads,
+                LoopCount = options.IoThreadCount,
+                TrackLeaks = options.TrackPoolLeaks,
+                LoggerFactory = options.LoggerFactory,
+            }),
+            _ => throw new NotSupportedException($"Unknown transport {kind}."),
+        };
+    }
+
+    /// <summary>The transport of options that name none: libuv when it loads, sockets (logged) otherwise.</summary>
+    internal static TransportKind ChooseDefaultTransport(bool libuvAvailable, ILogger logger)
+    {
+        // libuv serves a request with the least CPU (docs/benchmarks.md); sockets needs nothing beyond .NET.
+        if (libuvAvailable)
         {
-            Scheduling = options.Scheduling ?? IoScheduling.IoThreads,
-            LoopCount = options.IoThreadCount,
-            TrackLeaks = options.TrackPoolLeaks,
-            LoggerFactory = options.LoggerFactory,
-        }),
-        _ => throw new NotSupportedException($"Unknown transport {options.Transport}."),
-    };
+            return TransportKind.Libuv;
+        }
+
+        ServerLog.LibuvUnavailable(logger, LibuvTransportFactory.PackageName);
+        return TransportKind.Sockets;
+    }
 
     private async Task StopCoreAsync(CancellationToken cancellationToken)
     {

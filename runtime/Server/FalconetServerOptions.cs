@@ -14,8 +14,13 @@ public sealed class FalconetServerOptions
     /// <summary>The endpoints to listen on (port 0 picks a free port; see <see cref="FalconetServer.BoundEndpoints"/>).</summary>
     public IList<IPEndPoint> Endpoints { get; } = new List<IPEndPoint>();
 
-    /// <summary>The built-in transport (default <see cref="TransportKind.Sockets"/>); ignored when <see cref="TransportFactory"/> is set.</summary>
-    public TransportKind Transport { get; set; } = TransportKind.Sockets;
+    /// <summary>
+    /// The built-in transport; ignored when <see cref="TransportFactory"/> is set. Null (the default) takes the one measured
+    /// fastest that this machine can run: <see cref="TransportKind.Libuv"/> when the system's libuv 1.x loads, otherwise
+    /// <see cref="TransportKind.Sockets"/> (logged at information level, with the package that would enable libuv).
+    /// Naming <see cref="TransportKind.Libuv"/> explicitly makes a missing libuv an error at start instead.
+    /// </summary>
+    public TransportKind? Transport { get; set; }
 
     /// <summary>
     /// A transport to use instead of the built-in one (default none). The server binds through it and reads its
@@ -116,7 +121,7 @@ public sealed class FalconetServerOptions
             throw new ArgumentOutOfRangeException(nameof(Scheduling), Scheduling, "Unknown scheduling.");
         }
 
-        if (!Enum.IsDefined(Transport))
+        if (Transport is { } transport && !Enum.IsDefined(transport))
         {
             throw new ArgumentOutOfRangeException(nameof(Transport), Transport, "Unknown transport.");
         }

@@ -4,13 +4,15 @@ using System.Net;
 using System.Runtime.InteropServices;
 using System.Threading.Tasks;
 using Falconet.Server;
+using Falconet.Transport;
+using Falconet.Transport.Libuv;
 
 namespace Falconet.Samples.Plaintext;
 
 /// <summary>Runs the TechEmpower sample until Ctrl+C (SIGINT) or SIGTERM, then stops gracefully.</summary>
 internal static class Program
 {
-    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--stats]";
+    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--libuv-distribution reuseport|handoff] [--stats]";
 
     public static async Task<int> Main(string[] args)
     {
@@ -34,6 +36,21 @@ internal static class Program
 
         options.Endpoints.Add(new IPEndPoint(IPAddress.Loopback, arguments.Port));
 
+        // A libuv distribution chosen on the command line needs the transport's own options; the sample then owns the transport.
+        LibuvTransportFactory? libuv = null;
+        try
+        {
+            libuv = arguments.Distribution is { } distribution ? CreateLibuv(distribution, arguments.Scheduling) : null;
+        }
+        catch (Exception exception) when (exception is DllNotFoundException or NotSupportedException)
+        {
+            await Console.Error.WriteLineAsync(exception.Message).ConfigureAwait(false);
+            return 1;
+        }
+
+        await using LibuvTransportFactory? ownedTransport = libuv;
+        options.TransportFactory = libuv;
+
         var stop = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         using PosixSignalRegistration sigint = PosixSignalRegistration.Create(PosixSignal.SIGINT, OnSignal);
         using PosixSignalRegistration sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnSignal);
@@ -43,14 +60,14 @@ internal static class Program
         {
             await server.StartAsync().ConfigureAwait(false);
         }
-        catch (Exception exception) when (exception is DllNotFoundException or System.Net.Sockets.SocketException or System.IO.IOException)
+        catch (Exception exception) when (exception is DllNotFoundException or NotSupportedException or System.Net.Sockets.SocketException or System.IO.IOException)
         {
             // A missing libuv, a port in use: one clear line instead of a stack trace.
             await Console.Error.WriteLineAsync(exception.Message).ConfigureAwait(false);
             return 1;
         }
 
-        Console.WriteLine($"Falconet listening on http://{server.BoundEndpoints[0]} (/plaintext, /json) with the {options.Transport.ToString().ToLowerInvariant()} transport; press Ctrl+C to stop");
+        Console.WriteLine($"Falconet listening on http://{server.BoundEndpoints[0]} (/plaintext, /json) with the {(server.Transport is LibuvTransportFactory ? "libuv" : "sockets")} transport; press Ctrl+C to stop");
 
         await stop.Task.ConfigureAwait(false);
         await server.StopAsync().ConfigureAwait(false);
@@ -60,11 +77,18 @@ internal static class Program
             long requests = server.RequestCount;
             long allocated = GC.GetTotalAllocatedBytes(precise: true) - allocatedAtStart;
             double perRequest = requests == 0 ? 0 : (double)allocated / requests;
+            string spread = server.Transport is LibuvTransportFactory loops ? " accepted_per_loop=" + string.Join('/', loops.AcceptedPerLoop) : string.Empty;
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"requests={requests} allocated_bytes_per_request={perRequest:F2} gen0={GC.CollectionCount(0) - gen0AtStart} gen1={GC.CollectionCount(1) - gen1AtStart} gen2={GC.CollectionCount(2) - gen2AtStart}"));
+                $"requests={requests} allocated_bytes_per_request={perRequest:F2} gen0={GC.CollectionCount(0) - gen0AtStart} gen1={GC.CollectionCount(1) - gen1AtStart} gen2={GC.CollectionCount(2) - gen2AtStart}{spread}"));
         }
 
         return 0;
+
+        static LibuvTransportFactory CreateLibuv(LibuvDistribution distribution, IoScheduling? scheduling) => new(new LibuvTransportOptions
+        {
+            Distribution = distribution,
+            Scheduling = scheduling ?? IoScheduling.IoThreads,
+        });
 
         void OnSignal(PosixSignalContext context)
         {

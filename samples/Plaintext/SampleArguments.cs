@@ -3,10 +3,14 @@ using System.Diagnostics.CodeAnalysis;
 using System.Globalization;
 using Falconet.Server;
 using Falconet.Transport;
+using Falconet.Transport.Libuv;
 
 namespace Falconet.Samples.Plaintext;
 
-/// <summary>The sample's command line: --port N (default 8080), --transport sockets|libuv, --scheduling threadpool|iothreads, --stats; an option left out takes the server's default.</summary>
+/// <summary>
+/// The sample's command line: --port N (default 8080), --transport sockets|libuv, --scheduling threadpool|iothreads,
+/// --libuv-distribution reuseport|handoff, --stats; an option left out takes the server's default.
+/// </summary>
 internal sealed class SampleArguments
 {
     public int Port { get; private set; } = 8080;
@@ -14,6 +18,8 @@ internal sealed class SampleArguments
     public TransportKind? Transport { get; private set; }
 
     public IoScheduling? Scheduling { get; private set; }
+
+    public LibuvDistribution? Distribution { get; private set; }
 
     public bool Stats { get; private set; }
 
@@ -67,6 +73,24 @@ internal sealed class SampleArguments
                         return false;
                     }
 
+                    break;
+                case "--libuv-distribution":
+                    string? distribution = i + 1 < args.Length ? args[++i] : null;
+                    if (string.Equals(distribution, "reuseport", StringComparison.OrdinalIgnoreCase))
+                    {
+                        result.Distribution = LibuvDistribution.ReusePort;
+                    }
+                    else if (string.Equals(distribution, "handoff", StringComparison.OrdinalIgnoreCase))
+                    {
+                        result.Distribution = LibuvDistribution.Handoff;
+                    }
+                    else
+                    {
+                        error = "--libuv-distribution is 'reuseport' or 'handoff'.";
+                        return false;
+                    }
+
+                    result.Transport = TransportKind.Libuv;
                     break;
                 case "--stats":
                     result.Stats = true;

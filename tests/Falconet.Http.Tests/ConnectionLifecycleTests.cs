@@ -7,6 +7,8 @@ using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
 using Falconet.Server;
 using Falconet.Transport;
+using Falconet.Transport.Libuv;
+using Falconet.Transport.Sockets;
 using Shouldly;
 
 namespace Falconet.Http.Tests;
@@ -105,12 +107,17 @@ public sealed class ConnectionLifecycleTests
         }
     }
 
-    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
-    public async Task A_body_read_the_handler_abandoned_completes_before_the_connection_returns_its_blocks()
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData(TransportKind.Sockets)]
+    [InlineData(TransportKind.Libuv)]
+    public async Task A_body_read_the_handler_abandoned_completes_before_the_connection_returns_its_blocks(TransportKind kind)
     {
         long outstandingAtCompletion = -1;
         Task<int>? abandoned = null;
-        var transport = new InterceptingTransportFactory
+        ITransportFactory inner = kind == TransportKind.Libuv
+            ? new LibuvTransportFactory(new LibuvTransportOptions { LoopCount = 2, TrackLeaks = true })
+            : new SocketTransportFactory(new SocketTransportOptions { IoThreadCount = 2, TrackLeaks = true });
+        var transport = new InterceptingTransportFactory(inner)
         {
             PendingReceiveCompleted = connection => Interlocked.Exchange(ref outstandingAtCompletion, connection.Pool.BlocksOutstanding),
         };
@@ -134,6 +141,37 @@ public sealed class ConnectionLifecycleTests
 
         // When the kernel gave the block back, the connection still held it: it returns blocks only after that.
         Interlocked.Read(ref outstandingAtCompletion).ShouldBeGreaterThanOrEqualTo(1);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Options_that_name_no_transport_run_on_libuv_where_it_loads()
+    {
+        LibuvTransportFactory.IsAvailable.ShouldBeTrue("libuv1 must be installed on the test machine (.ci/run installs it)");
+        await using TestServer host = await TestServer.StartAsync(context =>
+        {
+            context.Response.Write("default"u8);
+            return default;
+        });
+
+        host.Server.Options.Transport.ShouldBeNull();
+        host.Server.Transport.ShouldBeOfType<LibuvTransportFactory>();
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("default");
+    }
+
+    [Fact]
+    public void Without_libuv_the_default_falls_back_to_sockets_and_says_which_package_would_enable_libuv()
+    {
+        var logs = new RecordingLoggerFactory();
+
+        FalconetServer.ChooseDefaultTransport(libuvAvailable: false, logs.CreateLogger("test")).ShouldBe(TransportKind.Sockets);
+        FalconetServer.ChooseDefaultTransport(libuvAvailable: true, logs.CreateLogger("test")).ShouldBe(TransportKind.Libuv);
+
+        RecordingLoggerFactory.LogEntry entry = logs.Entries.ShouldHaveSingleItem();
+        entry.Level.ShouldBe(Microsoft.Extensions.Logging.LogLevel.Information);
+        entry.Message.ShouldContain("libuv1");
+        entry.Message.ShouldContain("sockets transport");
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]

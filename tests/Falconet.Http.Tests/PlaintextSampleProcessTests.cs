@@ -121,9 +121,9 @@ public sealed partial class PlaintextSampleProcessTests
         kill.ExitCode.ShouldBe(0);
     }
 
-    [GeneratedRegex(@"^Falconet listening on (?<url>http://127\.0\.0\.1:\d+) ")]
+    [GeneratedRegex(@"^Falconet listening on (?<url>http://127\.0\.0\.1:\d+) .* with the libuv transport;")]
     private static partial Regex ListeningLine();
 
-    [GeneratedRegex(@"^requests=(?<requests>\d+) allocated_bytes_per_request=\d+\.\d{2} gen0=\d+ gen1=\d+ gen2=\d+$", RegexOptions.Multiline)]
+    [GeneratedRegex(@"^requests=(?<requests>\d+) allocated_bytes_per_request=\d+\.\d{2} gen0=\d+ gen1=\d+ gen2=\d+ accepted_per_loop=\d+(/\d+)*$", RegexOptions.Multiline)]
     private static partial Regex StatsLine();
 }

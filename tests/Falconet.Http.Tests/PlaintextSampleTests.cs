@@ -129,7 +129,18 @@ public sealed class PlaintextSampleTests
         parsed.Port.ShouldBe(8080);
         parsed.Transport.ShouldBeNull();
         parsed.Scheduling.ShouldBeNull();
+        parsed.Distribution.ShouldBeNull();
         parsed.Stats.ShouldBeFalse();
+    }
+
+    [Theory]
+    [InlineData("reuseport", Falconet.Transport.Libuv.LibuvDistribution.ReusePort)]
+    [InlineData("HandOff", Falconet.Transport.Libuv.LibuvDistribution.Handoff)]
+    public void A_libuv_distribution_selects_libuv_and_how_it_spreads_connections(string value, Falconet.Transport.Libuv.LibuvDistribution expected)
+    {
+        SampleArguments.TryParse(new[] { "--libuv-distribution", value }, out SampleArguments? parsed, out _).ShouldBeTrue();
+        parsed.Distribution.ShouldBe(expected);
+        parsed.Transport.ShouldBe(TransportKind.Libuv);
     }
 
     [Fact]
@@ -147,6 +158,7 @@ public sealed class PlaintextSampleTests
     [InlineData("--port", "70000")]
     [InlineData("--transport", "carrier-pigeon")]
     [InlineData("--scheduling", "fibers")]
+    [InlineData("--libuv-distribution", "random")]
     [InlineData("--verbose")]
     public void Invalid_arguments_are_rejected_with_a_message(params string[] args)
     {

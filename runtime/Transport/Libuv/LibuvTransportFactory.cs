@@ -105,8 +105,13 @@ public sealed class LibuvTransportFactory : ITransportFactory, IAsyncDisposable,
         }
     }
 
-    /// <summary>True when libuv can be loaded on this machine.</summary>
-    public static bool IsAvailable => CanLoad(LibuvNative.LibraryName);
+    /// <summary>True when libuv (1.32 or later) can be loaded on this machine.</summary>
+    public static bool IsAvailable => CanLoad(LibuvNative.LibraryName) && IsSupportedVersion(LibuvNative.Version());
+
+    /// <summary>The Debian and Ubuntu package that provides libuv (<c>libuv1</c>).</summary>
+    public static string PackageName => LibuvNative.PackageName;
+
+    private static bool IsSupportedVersion(uint version) => version >> 16 == 1 && ((version >> 8) & 0xff) >= 32;
 
     private static bool CanLoad(string libraryName) => NativeLibrary.TryLoad(libraryName, typeof(LibuvTransportFactory).Assembly, null, out _);
 
@@ -160,7 +165,7 @@ public sealed class LibuvTransportFactory : ITransportFactory, IAsyncDisposable,
         }
 
         uint version = LibuvNative.Version();
-        if (version >> 16 != 1 || ((version >> 8) & 0xff) < 32)
+        if (!IsSupportedVersion(version))
         {
             throw new NotSupportedException($"The libuv transport needs libuv 1.32 or later; found {version >> 16}.{(version >> 8) & 0xff}.{version & 0xff}.");
         }

@@ -12,18 +12,24 @@ using Falconet.Transport.Sockets;
 namespace Falconet.Http.Tests.Infrastructure;
 
 /// <summary>
-/// The sockets transport seen through the transport contract, with hooks for tests: it can hand out each
-/// accepted connection only once the client's first bytes have arrived, and report when a receive that had to
-/// wait completes (before the HTTP layer sees the result).
+/// A built-in transport seen through the transport contract, with hooks for tests: it can hand out each accepted
+/// connection only once the client's first bytes have arrived (sockets), and report when a receive that had to wait
+/// completes (before the HTTP layer sees the result).
 /// </summary>
 internal sealed class InterceptingTransportFactory : ITransportFactory, IAsyncDisposable
 {
     public InterceptingTransportFactory(int ioThreads = 2, IoScheduling scheduling = IoScheduling.ThreadPool)
+        : this(new SocketTransportFactory(new SocketTransportOptions { IoThreadCount = ioThreads, TrackLeaks = true, Scheduling = scheduling }))
     {
-        Inner = new SocketTransportFactory(new SocketTransportOptions { IoThreadCount = ioThreads, TrackLeaks = true, Scheduling = scheduling });
     }
 
-    public SocketTransportFactory Inner { get; }
+    /// <summary>Wraps <paramref name="inner"/>, which the intercepting factory then owns and disposes.</summary>
+    public InterceptingTransportFactory(ITransportFactory inner)
+    {
+        Inner = inner;
+    }
+
+    public ITransportFactory Inner { get; }
 
     /// <summary>Accept returns a connection only once its first bytes are readable, so the first receive completes at once.</summary>
     public bool AcceptOnceReadable { get; init; }
@@ -41,7 +47,7 @@ internal sealed class InterceptingTransportFactory : ITransportFactory, IAsyncDi
     public async ValueTask DisposeAsync()
     {
         Disposed = true;
-        await Inner.DisposeAsync();
+        await ((IAsyncDisposable)Inner).DisposeAsync();
     }
 
     private sealed class Listener(InterceptingTransportFactory owner, IConnectionListener inner) : IConnectionListener
