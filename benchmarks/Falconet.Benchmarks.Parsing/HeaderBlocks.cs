@@ -2,9 +2,17 @@ using System.Text;
 
 namespace Falconet.Benchmarks.Parsing;
 
-/// <summary>Header blocks the benchmarks scan: what browsers and API clients send.</summary>
+/// <summary>Requests and header blocks the benchmarks parse and scan: what browsers and API clients send.</summary>
 public static class HeaderBlocks
 {
+    /// <summary>The TechEmpower plaintext request (the benchmark's own request shape: request line and 3 headers).</summary>
+    public static readonly byte[] TechEmpowerRequest = Encoding.ASCII.GetBytes(
+        "GET /plaintext HTTP/1.1\r\n" +
+        "Host: server\r\n" +
+        "Accept: text/plain,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7\r\n" +
+        "Connection: keep-alive\r\n" +
+        "\r\n");
+
     /// <summary>A desktop browser's navigation request: request line and 11 headers.</summary>
     public static readonly byte[] BrowserRequest = Encoding.ASCII.GetBytes(
         "GET /articles/42?ref=home HTTP/1.1\r\n" +
@@ -21,6 +29,10 @@ public static class HeaderBlocks
         "Referer: https://www.example.com/\r\n" +
         "\r\n");
 
+    /// <summary>The browser request with a 4 KiB cookie instead of its short one (a session-heavy site).</summary>
+    public static readonly byte[] CookieRequest = Encoding.ASCII.GetBytes(
+        Encoding.ASCII.GetString(BrowserRequest).Replace("Cookie: session=abc123; theme=dark", "Cookie: " + LongCookie(4096), System.StringComparison.Ordinal));
+
     /// <summary>The browser request's header section alone.</summary>
     public static readonly byte[] BrowserHeaders = BrowserRequest[(System.Array.IndexOf(BrowserRequest, (byte)'\n') + 1)..];
 
@@ -30,4 +42,15 @@ public static class HeaderBlocks
         "Accept: text/plain,text/html;q=0.9\r\n" +
         "Connection: keep-alive\r\n" +
         "\r\n");
+
+    private static string LongCookie(int length)
+    {
+        var cookie = new StringBuilder(length);
+        for (int i = 0; cookie.Length < length; i++)
+        {
+            cookie.Append(System.Globalization.CultureInfo.InvariantCulture, $"c{i}=v{i:x8}aabbccddeeff; ");
+        }
+
+        return cookie.ToString(0, length);
+    }
 }
