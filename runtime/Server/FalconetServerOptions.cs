@@ -14,6 +14,9 @@ public sealed class FalconetServerOptions
     /// <summary>The endpoints to listen on (port 0 picks a free port; see <see cref="FalconetServer.BoundEndpoints"/>).</summary>
     public IList<IPEndPoint> Endpoints { get; } = new List<IPEndPoint>();
 
+    /// <summary>The endpoints that serve HTTPS, each with its TLS settings (see docs/http-server.md, "HTTPS").</summary>
+    public IList<HttpsEndpoint> HttpsEndpoints { get; } = new List<HttpsEndpoint>();
+
     /// <summary>The built-in transport (default <see cref="TransportKind.Sockets"/>); ignored when <see cref="TransportFactory"/> is set.</summary>
     public TransportKind Transport { get; set; } = TransportKind.Sockets;
 
@@ -92,9 +95,9 @@ public sealed class FalconetServerOptions
 
     internal void Validate()
     {
-        if (Endpoints.Count == 0)
+        if (Endpoints.Count == 0 && HttpsEndpoints.Count == 0)
         {
-            throw new InvalidOperationException("Add at least one endpoint to FalconetServerOptions.Endpoints.");
+            throw new InvalidOperationException("Add at least one endpoint to FalconetServerOptions.Endpoints or HttpsEndpoints.");
         }
 
         ArgumentNullException.ThrowIfNull(Limits);
@@ -146,6 +149,11 @@ public sealed class FalconetServerOptions
         foreach (IPEndPoint endpoint in Endpoints)
         {
             copy.Endpoints.Add(endpoint);
+        }
+
+        foreach (HttpsEndpoint https in HttpsEndpoints)
+        {
+            copy.HttpsEndpoints.Add(new HttpsEndpoint(https.EndPoint, https.Tls.Copy()));
         }
 
         return copy;
