@@ -36,6 +36,9 @@ internal sealed class TlsConnection : TransportConnection
     /// </summary>
     internal const int MaxGatheredBytes = 8 * SlabMemoryPool.BlockSize;
 
+    /// <summary>Plaintext per staged record: two records and their overhead fill one gathered send exactly.</summary>
+    internal const int RecordPayload = (MaxGatheredBytes / 2) - RecordOverhead;
+
     /// <summary>More than what TLS adds to a record (header, explicit nonce or content type, tag: 29 bytes at most for AEAD suites).</summary>
     private const int RecordOverhead = 64;
 
@@ -167,28 +170,53 @@ internal sealed class TlsConnection : TransportConnection
         }
     }
 
-    /// <summary>Encrypts the batch segment by segment and sends the records gathered; completes synchronously when the socket took them at once.</summary>
+    /// <summary>
+    /// Encrypts the batch and sends the records gathered; completes synchronously when the socket took them at once.
+    /// A batch of several blocks is staged into full-size records (<see cref="RecordPayload"/>) rather than one record
+    /// per 4 KiB block: a copy plain connections do not make, measured cheaper than four times the records.
+    /// </summary>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<int> EncryptAndSendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct)
     {
         _stream.BeginGather();
+        byte[]? staging = null;
         try
         {
-            foreach (ReadOnlyMemory<byte> segment in buffers)
+            if (buffers.IsSingleSegment)
             {
-                if (segment.IsEmpty)
+                foreach (ReadOnlyMemory<byte> segment in buffers)
                 {
-                    continue;
+                    if (!segment.IsEmpty)
+                    {
+                        await WriteRecordAsync(segment, ct).ConfigureAwait(false);
+                    }
+                }
+            }
+            else
+            {
+                staging = ArrayPool<byte>.Shared.Rent(RecordPayload);
+                int staged = 0;
+                foreach (ReadOnlyMemory<byte> segment in buffers)
+                {
+                    ReadOnlyMemory<byte> rest = segment;
+                    while (!rest.IsEmpty)
+                    {
+                        int take = Math.Min(rest.Length, RecordPayload - staged);
+                        rest.Span[..take].CopyTo(staging.AsSpan(staged));
+                        staged += take;
+                        rest = rest[take..];
+                        if (staged == RecordPayload)
+                        {
+                            await WriteRecordAsync(staging.AsMemory(0, staged), ct).ConfigureAwait(false);
+                            staged = 0;
+                        }
+                    }
                 }
 
-                long gathered = _stream.Buffered;
-                if (gathered != 0 && gathered + segment.Length + RecordOverhead > MaxGatheredBytes)
+                if (staged != 0)
                 {
-                    await _stream.SendGatheredAsync(ct).ConfigureAwait(false);
+                    await WriteRecordAsync(staging.AsMemory(0, staged), ct).ConfigureAwait(false);
                 }
-
-                // Completes synchronously: the records only go into blocks.
-                await _ssl.WriteAsync(segment, ct).ConfigureAwait(false);
             }
 
             await _stream.SendGatheredAsync(ct).ConfigureAwait(false);
@@ -196,9 +224,37 @@ internal sealed class TlsConnection : TransportConnection
         finally
         {
             _stream.EndGather();
+            if (staging is not null)
+            {
+                ArrayPool<byte>.Shared.Return(staging);
+            }
         }
 
         return 0;
+    }
+
+    /// <summary>Encrypts <paramref name="plaintext"/> into the gathered records, sending first what would pass <see cref="MaxGatheredBytes"/>.</summary>
+    private ValueTask WriteRecordAsync(ReadOnlyMemory<byte> plaintext, CancellationToken ct)
+    {
+        long gathered = _stream.Buffered;
+        if (gathered != 0 && gathered + plaintext.Length + RecordOverhead > MaxGatheredBytes)
+        {
+            ValueTask send = _stream.SendGatheredAsync(ct);
+            if (!send.IsCompletedSuccessfully)
+            {
+                return SendThenWriteAsync(send, plaintext, ct);
+            }
+        }
+
+        // Completes synchronously: the records only go into blocks.
+        return _ssl.WriteAsync(plaintext, ct);
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
+    private async ValueTask SendThenWriteAsync(ValueTask send, ReadOnlyMemory<byte> plaintext, CancellationToken ct)
+    {
+        await send.ConfigureAwait(false);
+        await _ssl.WriteAsync(plaintext, ct).ConfigureAwait(false);
     }
 
     private int CompleteSend(ValueTask<int> send)
