@@ -101,7 +101,7 @@ internal sealed class TlsHandshake : IThreadPoolWorkItem
             TimeSpan elapsed = _owner.Clock.GetElapsedTime(_started);
             ServerMetrics.RecordTlsHandshake(elapsed.TotalSeconds, VersionTag(_connection.Info!.Protocol));
             TlsLog.HandshakeCompleted(_owner.Logger, _connection.RemoteEndPoint, _connection.Info.Protocol, elapsed.TotalMilliseconds);
-            if (_owner.TryHandOff(this, _connection, out HttpConnection? http) && http is not null)
+            if (_owner.TryHandOff(this, _connection, out HttpConnection? http))
             {
                 // Already on the connection's I/O thread: HTTP starts here.
                 _ = http.RunAsync();

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Diagnostics.CodeAnalysis;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Http;
@@ -81,7 +82,7 @@ internal sealed class TlsHandshakes
     /// handshake leaves this set, so a stopping server sees it in one or the other. False when the server stops or the
     /// deadline passed first.
     /// </summary>
-    public bool TryHandOff(TlsHandshake handshake, TlsConnection connection, out HttpConnection? http)
+    public bool TryHandOff(TlsHandshake handshake, TlsConnection connection, [NotNullWhen(true)] out HttpConnection? http)
     {
         lock (_gate)
         {
