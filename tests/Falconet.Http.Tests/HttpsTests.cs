@@ -73,6 +73,22 @@ public class HttpsTests : ServerTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_client_below_the_enabled_protocols_is_refused_and_counted_as_a_protocol_failure()
+    {
+        var logs = new RecordingLoggerFactory();
+        await using TestServer host = await StartServerAsync(DescribeTls, options =>
+        {
+            options.LoggerFactory = logs;
+            options.HttpsEndpoints[0].Tls.EnabledProtocols = SslProtocols.Tls13;
+        });
+        SslClientAuthenticationOptions tls12 = TestCertificates.ClientOptions();
+        tls12.EnabledSslProtocols = SslProtocols.Tls12;
+
+        Should.Throw<Exception>(() => RawClient.ConnectTls(host.EndPoint, options: tls12).Dispose());
+        await TlsProbe.WaitForFailedHandshakeAsync(logs, "protocol");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task The_SNI_selector_picks_each_host_its_own_certificate_and_refuses_unknown_names_with_an_alert()
     {
         X509Certificate2 alpha = TestCertificates.CreateServer("alpha.test");
@@ -309,6 +325,50 @@ public class HttpsTests : ServerTests
             await client.SendAsync("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n");
             RawResponse response = await client.ReadResponseAsync();
             BodyHashing.Sha256Hex(response.Body).ShouldBe(BodyHashing.Sha256Hex(payload));
+        }
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task An_endpoint_without_a_certificate_or_with_one_lacking_its_key_fails_to_start()
+    {
+        var options = new FalconetServerOptions();
+        options.HttpsEndpoints.Add(new HttpsEndpoint(new IPEndPoint(IPAddress.Loopback, 0), new TlsServerOptions()));
+        await using (var server = new FalconetServer(options, DescribeTls))
+        {
+            (await Should.ThrowAsync<InvalidOperationException>(() => server.StartAsync())).Message.ShouldContain("ServerCertificate");
+        }
+
+        using X509Certificate2 publicOnly = X509CertificateLoader.LoadCertificate(TestCertificates.Server.RawData);
+        options.HttpsEndpoints[0] = new HttpsEndpoint(new IPEndPoint(IPAddress.Loopback, 0), publicOnly);
+        await using (var server = new FalconetServer(options, DescribeTls))
+        {
+            (await Should.ThrowAsync<InvalidOperationException>(() => server.StartAsync())).Message.ShouldContain("private key");
+        }
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Certificates_load_from_PEM_files_and_from_a_password_protected_PFX()
+    {
+        string folder = Directory.CreateTempSubdirectory("falconet-certificates-").FullName;
+        try
+        {
+            string certificate = Path.Combine(folder, "cert.pem");
+            string key = Path.Combine(folder, "key.pem");
+            string pfx = Path.Combine(folder, "site.pfx");
+            TestCertificates.WritePem(TestCertificates.Server, certificate, key);
+            await File.WriteAllBytesAsync(pfx, TestCertificates.Server.Export(X509ContentType.Pkcs12, "secret"));
+
+            foreach (TlsServerOptions tls in new[] { TlsServerOptions.FromPemFiles(certificate, key), TlsServerOptions.FromPfxFile(pfx, "secret") })
+            {
+                await using TestServer host = await StartServerAsync(DescribeTls,
+                    options => options.HttpsEndpoints[0] = new HttpsEndpoint(new IPEndPoint(IPAddress.Loopback, 0), tls));
+                using RawClient client = host.Connect();
+                (await GetAsync(client)).ShouldBe("Tls13 http/1.1 localhost -");
+            }
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
         }
     }
 

@@ -36,6 +36,7 @@ internal sealed class TlsTransportStream : Stream
     private readonly Lock _outputGate = new();
     private MemoryBlock? _prefetch;
     private bool _sending;
+    private TaskCompletionSource? _otherSendDone;
     private bool _gathering;
     private bool _endOfStream;
 
@@ -293,9 +294,22 @@ internal sealed class TlsTransportStream : Stream
         ReadOnlySequence<byte> records;
         lock (_outputGate)
         {
-            if (_sending || _output.Length == 0 || (_gathering && !fromGather))
+            if (_output.Length == 0 || (_gathering && !fromGather))
             {
                 return default;
+            }
+
+            if (_sending)
+            {
+                if (!fromGather)
+                {
+                    return default;
+                }
+
+                // Rare: records SslStream wrote outside a batch (a post-handshake message) are being sent. That send
+                // carries this batch's records too; the batch completes once it has.
+                _otherSendDone ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+                return AfterOtherSendAsync(_otherSendDone.Task, cancellationToken);
             }
 
             _sending = true;
@@ -369,6 +383,14 @@ internal sealed class TlsTransportStream : Stream
         }
     }
 
+    private async ValueTask AfterOtherSendAsync(Task otherSend, CancellationToken cancellationToken)
+    {
+        await otherSend.ConfigureAwait(false);
+
+        // Sends what is left, if the other send failed or stopped short of this batch's records.
+        await SendAsync(fromGather: true, cancellationToken).ConfigureAwait(false);
+    }
+
     /// <summary>Drops the records just sent; true (with the next ones) when more were written meanwhile.</summary>
     private bool NextRecords(ref ReadOnlySequence<byte> records)
     {
@@ -379,7 +401,7 @@ internal sealed class TlsTransportStream : Stream
             {
                 // Back to the pool between batches: an idle connection holds no block for records it is not sending.
                 _output.Dispose();
-                _sending = false;
+                SendEnded();
                 return false;
             }
 
@@ -392,7 +414,18 @@ internal sealed class TlsTransportStream : Stream
     {
         lock (_outputGate)
         {
-            _sending = false;
+            SendEnded();
+        }
+    }
+
+    /// <summary>Under the lock: no send runs anymore; a batch waiting for the other send goes on.</summary>
+    private void SendEnded()
+    {
+        _sending = false;
+        if (_otherSendDone is { } done)
+        {
+            _otherSendDone = null;
+            done.TrySetResult();
         }
     }
 
