@@ -320,9 +320,10 @@ internal sealed class TlsConnection : TransportConnection
             await _ssl.ShutdownAsync().ConfigureAwait(false);
             await _stream.SendBufferedAsync(CancellationToken.None).ConfigureAwait(false);
         }
-        catch (Exception exception) when (exception is IOException or InvalidOperationException or ObjectDisposedException)
+        catch (Exception)
         {
-            // The peer is gone or the session failed: the FIN or the close that follows tells it as much.
+            // Best effort: the peer is gone, or the session failed earlier (SslStream then rethrows that failure, of any
+            // type). The FIN or the close that follows tells the peer as much, and closing must go on regardless.
         }
     }
 
