@@ -2,7 +2,10 @@ using BenchmarkDotNet.Running;
 
 namespace Falconet.Benchmarks;
 
-/// <summary>Entry point: BenchmarkDotNet arguments (e.g. <c>--filter '*' --job short</c>), or <c>--interleaved</c> for the alternating-rounds cycle check.</summary>
+/// <summary>
+/// Entry point: BenchmarkDotNet arguments (e.g. <c>--filter '*' --job short</c>), <c>--interleaved</c> for the
+/// alternating-rounds cycle check, or <c>--tls-records</c> for the TLS record-size comparison.
+/// </summary>
 public static class Program
 {
     /// <summary>Runs the benchmarks selected on the command line.</summary>
@@ -11,6 +14,12 @@ public static class Program
         if (args is ["--interleaved"])
         {
             InterleavedCycleComparison.Run();
+            return;
+        }
+
+        if (args is ["--tls-records"])
+        {
+            TlsRecordSizeComparison.Run();
             return;
         }
 

@@ -66,6 +66,8 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
 
     public long RequestCount { get; private set; }
 
+    public TransportConnection Transport => _transport;
+
     public EndPoint? LocalEndPoint => _transport.LocalEndPoint;
 
     public EndPoint? RemoteEndPoint => _transport.RemoteEndPoint;

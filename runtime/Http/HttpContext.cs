@@ -35,6 +35,9 @@ public sealed class HttpContext
     /// <summary>How many requests this connection has started, this one included.</summary>
     public long RequestNumber => _connection.RequestCount;
 
+    /// <summary>The transport the connection runs on (TLS layers read their negotiated parameters from it).</summary>
+    internal Falconet.Transport.TransportConnection Transport => _connection.Transport;
+
     /// <summary>Closes the connection at once (TCP reset) after the handler returns; nothing more is sent.</summary>
     public void Abort() => _connection.RequestAbort();
 }

@@ -33,13 +33,16 @@ public sealed class FalconetServer : IAsyncDisposable
     private readonly HashSet<HttpConnection> _connections = new();
     private readonly List<IConnectionListener> _listeners = new();
     private readonly List<Task> _acceptLoops = new();
+    private readonly Dictionary<IConnectionListener, TlsServerSettings> _httpsListeners = new();
     private readonly List<IPEndPoint> _boundEndpoints = new();
+    private readonly List<IPEndPoint> _boundHttpsEndpoints = new();
     private readonly Lock _gate = new();
     private TaskCompletionSource? _allConnectionsClosed;
     private FalconetServerOptions? _running;
     private ITransportFactory? _transport;
     private IAsyncDisposable? _ownedTransport;
     private HttpConnectionSettings? _settings;
+    private TlsHandshakes? _handshakes;
     private ITimer? _heartbeat;
     private int _heartbeatRunning;
     private Task? _stopTask;
@@ -67,6 +70,9 @@ public sealed class FalconetServer : IAsyncDisposable
 
     /// <summary>The endpoints actually bound (port 0 resolved), in the order of <see cref="FalconetServerOptions.Endpoints"/>.</summary>
     public IReadOnlyList<IPEndPoint> BoundEndpoints => _boundEndpoints;
+
+    /// <summary>The HTTPS endpoints actually bound (port 0 resolved), in the order of <see cref="FalconetServerOptions.HttpsEndpoints"/>.</summary>
+    public IReadOnlyList<IPEndPoint> BoundHttpsEndpoints => _boundHttpsEndpoints;
 
     /// <summary>Requests started since the server started.</summary>
     public long RequestCount => _settings is null ? 0 : Interlocked.Read(ref _settings.RequestsStarted);
@@ -123,6 +129,17 @@ public sealed class FalconetServer : IAsyncDisposable
                 _listeners.Add(listener);
                 _boundEndpoints.Add((IPEndPoint)listener.EndPoint);
                 ServerLog.Listening(_logger, listener.EndPoint);
+            }
+
+            foreach (HttpsEndpoint https in options.HttpsEndpoints)
+            {
+                var tls = new TlsServerSettings(https.Tls, options.TimeProvider);
+                _handshakes ??= new TlsHandshakes(RegisterConnection, options.TimeProvider, _logger);
+                IConnectionListener listener = await _transport.BindAsync(https.EndPoint, cancellationToken).ConfigureAwait(false);
+                _listeners.Add(listener);
+                _httpsListeners[listener] = tls;
+                _boundHttpsEndpoints.Add((IPEndPoint)listener.EndPoint);
+                TlsLog.ListeningHttps(_logger, listener.EndPoint);
             }
         }
         catch
@@ -247,6 +264,11 @@ public sealed class FalconetServer : IAsyncDisposable
         }
 
         await Task.WhenAll(_acceptLoops).ConfigureAwait(false);
+        if (_handshakes is not null)
+        {
+            // Before connections are counted: no handshake hands a connection over after this.
+            await _handshakes.StopAsync(AbortGrace).ConfigureAwait(false);
+        }
 
         Task allClosed;
         lock (_gate)
@@ -342,6 +364,8 @@ public sealed class FalconetServer : IAsyncDisposable
                     connection.OnHeartbeat(now);
                 }
             }
+
+            _handshakes?.OnHeartbeat(now);
         }
         finally
         {
@@ -377,16 +401,31 @@ public sealed class FalconetServer : IAsyncDisposable
                 return;
             }
 
-            var connection = new HttpConnection(accepted, _settings!);
-            lock (_gate)
+            if (_httpsListeners.TryGetValue(listener, out TlsServerSettings? tls))
             {
-                _connections.Add(connection);
+                // HTTP starts once the handshake completes, on the connection's I/O thread.
+                _handshakes!.Start(accepted, tls);
+                continue;
             }
+
+            HttpConnection connection = RegisterConnection(accepted);
 
             // The connection runs on its I/O thread from the first request on: a request that arrived with the
             // connect would otherwise be parsed and handled here, stalling this loop, and rent off the owner path.
             accepted.Schedule(connection);
         }
+    }
+
+    /// <summary>Creates the HTTP connection of an accepted (or TLS-wrapped) transport connection and counts it as open.</summary>
+    private HttpConnection RegisterConnection(TransportConnection transport)
+    {
+        var connection = new HttpConnection(transport, _settings!);
+        lock (_gate)
+        {
+            _connections.Add(connection);
+        }
+
+        return connection;
     }
 
     private void OnConnectionClosed(HttpConnection connection)

@@ -22,6 +22,9 @@ public sealed class FalconetServerOptions
     /// </summary>
     public TransportKind? Transport { get; set; }
 
+    /// <summary>The endpoints that serve HTTPS, each with its TLS settings (see docs/http-server.md, "HTTPS").</summary>
+    public IList<HttpsEndpoint> HttpsEndpoints { get; } = new List<HttpsEndpoint>();
+
     /// <summary>
     /// A transport to use instead of the built-in one (default none). The server binds through it and reads its
     /// <see cref="ITransportFactory.Pools"/>, but never disposes it: dispose it after the server has stopped.
@@ -97,9 +100,9 @@ public sealed class FalconetServerOptions
 
     internal void Validate()
     {
-        if (Endpoints.Count == 0)
+        if (Endpoints.Count == 0 && HttpsEndpoints.Count == 0)
         {
-            throw new InvalidOperationException("Add at least one endpoint to FalconetServerOptions.Endpoints.");
+            throw new InvalidOperationException("Add at least one endpoint to FalconetServerOptions.Endpoints or HttpsEndpoints.");
         }
 
         ArgumentNullException.ThrowIfNull(Limits);
@@ -151,6 +154,11 @@ public sealed class FalconetServerOptions
         foreach (IPEndPoint endpoint in Endpoints)
         {
             copy.Endpoints.Add(endpoint);
+        }
+
+        foreach (HttpsEndpoint https in HttpsEndpoints)
+        {
+            copy.HttpsEndpoints.Add(new HttpsEndpoint(https.EndPoint, https.Tls.Copy()));
         }
 
         return copy;

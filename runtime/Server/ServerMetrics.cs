@@ -26,6 +26,15 @@ public static class ServerMetrics
     /// <summary>Tag that carries the reason of a rejection or close.</summary>
     public const string ReasonTag = "falconet.reason";
 
+    /// <summary>Counter: TLS handshakes of HTTPS endpoints that failed, by reason (timeout, not_tls, truncated, closed_by_peer, unknown_server_name, client_certificate, protocol, server_stopping).</summary>
+    public const string FailedTlsHandshakesName = "falconet.server.tls.failed_handshakes";
+
+    /// <summary>Histogram: duration of the TLS handshakes that completed, from the accept, in seconds, by protocol version.</summary>
+    public const string TlsHandshakeDurationName = "falconet.server.tls.handshake.duration";
+
+    /// <summary>Tag that carries the negotiated TLS version ("1.2", "1.3").</summary>
+    public const string TlsProtocolVersionTag = "tls.protocol.version";
+
     private static readonly Meter s_meter = new(MeterName, "1.0");
 
     internal static readonly Counter<long> RejectedRequests = s_meter.CreateCounter<long>(
@@ -36,6 +45,22 @@ public static class ServerMetrics
 
     internal static readonly Counter<long> RejectedConnections = s_meter.CreateCounter<long>(
         RejectedConnectionsName, "{connection}", "Connections refused when they were accepted.");
+
+    internal static readonly Counter<long> FailedTlsHandshakes = s_meter.CreateCounter<long>(
+        FailedTlsHandshakesName, "{handshake}", "TLS handshakes that failed, by reason.");
+
+    internal static readonly Histogram<double> TlsHandshakeDuration = s_meter.CreateHistogram<double>(
+        TlsHandshakeDurationName, "s", "Duration of completed TLS handshakes.",
+        advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] });
+
+    /// <summary>Records a completed handshake of <paramref name="seconds"/>, only when someone listens.</summary>
+    internal static void RecordTlsHandshake(double seconds, string protocolVersion)
+    {
+        if (TlsHandshakeDuration.Enabled)
+        {
+            TlsHandshakeDuration.Record(seconds, new KeyValuePair<string, object?>(TlsProtocolVersionTag, protocolVersion));
+        }
+    }
 
     /// <summary>Adds one to <paramref name="counter"/> with <paramref name="reason"/>, only when someone listens.</summary>
     internal static void Count(Counter<long> counter, string reason)

@@ -12,7 +12,8 @@ namespace Falconet.Samples.Plaintext;
 /// <summary>Runs the TechEmpower sample until Ctrl+C (SIGINT) or SIGTERM, then stops gracefully.</summary>
 internal static class Program
 {
-    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--libuv-distribution reuseport|handoff] [--stats]";
+    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--libuv-distribution reuseport|handoff] [--stats]"
+        + " [--https-port N (--https-cert cert.pem --https-key key.pem | --https-pfx file.pfx [--https-password P])]";
 
     public static async Task<int> Main(string[] args)
     {
@@ -35,6 +36,23 @@ internal static class Program
         }
 
         options.Endpoints.Add(new IPEndPoint(IPAddress.Loopback, arguments.Port));
+        if (arguments.HttpsPort is int httpsPort)
+        {
+            TlsServerOptions tls;
+            try
+            {
+                tls = arguments.HttpsPfx is { } pfx
+                    ? TlsServerOptions.FromPfxFile(pfx, arguments.HttpsPassword)
+                    : TlsServerOptions.FromPemFiles(arguments.HttpsCertificate!, arguments.HttpsKey!);
+            }
+            catch (Exception exception) when (exception is System.IO.IOException or System.Security.Cryptography.CryptographicException or UnauthorizedAccessException)
+            {
+                await Console.Error.WriteLineAsync($"Cannot load the HTTPS certificate: {exception.Message}").ConfigureAwait(false);
+                return 1;
+            }
+
+            options.HttpsEndpoints.Add(new HttpsEndpoint(new IPEndPoint(IPAddress.Loopback, httpsPort), tls));
+        }
 
         // A libuv distribution chosen on the command line needs the transport's own options; the sample then owns the transport.
         LibuvTransportFactory? libuv = null;
@@ -68,6 +86,10 @@ internal static class Program
         }
 
         Console.WriteLine($"Falconet listening on http://{server.BoundEndpoints[0]} (/plaintext, /json) with the {(server.Transport is LibuvTransportFactory ? "libuv" : "sockets")} transport; press Ctrl+C to stop");
+        foreach (IPEndPoint https in server.BoundHttpsEndpoints)
+        {
+            Console.WriteLine($"Falconet listening on https://{https} (/plaintext, /json)");
+        }
 
         await stop.Task.ConfigureAwait(false);
         await server.StopAsync().ConfigureAwait(false);

@@ -9,7 +9,9 @@ namespace Falconet.Samples.Plaintext;
 
 /// <summary>
 /// The sample's command line: --port N (default 8080), --transport sockets|libuv, --scheduling threadpool|iothreads,
-/// --libuv-distribution reuseport|handoff, --stats; an option left out takes the server's default.
+/// --libuv-distribution reuseport|handoff, --stats,
+/// and HTTPS with --https-port N plus either --https-cert FILE --https-key FILE (PEM) or --https-pfx FILE [--https-password P];
+/// an option left out takes the server's default.
 /// </summary>
 internal sealed class SampleArguments
 {
@@ -23,6 +25,17 @@ internal sealed class SampleArguments
 
     public bool Stats { get; private set; }
 
+    /// <summary>The HTTPS port, or null to serve plain HTTP only.</summary>
+    public int? HttpsPort { get; private set; }
+
+    public string? HttpsCertificate { get; private set; }
+
+    public string? HttpsKey { get; private set; }
+
+    public string? HttpsPfx { get; private set; }
+
+    public string? HttpsPassword { get; private set; }
+
     public static bool TryParse(string[] args, [NotNullWhen(true)] out SampleArguments? parsed, [NotNullWhen(false)] out string? error)
     {
         var result = new SampleArguments();
@@ -32,13 +45,40 @@ internal sealed class SampleArguments
             switch (args[i])
             {
                 case "--port":
-                    if (i + 1 >= args.Length || !int.TryParse(args[++i], NumberStyles.None, CultureInfo.InvariantCulture, out int port) || port > 65535)
+                    if (!TryParsePort(args, ref i, out int port))
                     {
                         error = "--port needs a number between 0 and 65535.";
                         return false;
                     }
 
                     result.Port = port;
+                    break;
+                case "--https-port":
+                    if (!TryParsePort(args, ref i, out int httpsPort))
+                    {
+                        error = "--https-port needs a number between 0 and 65535.";
+                        return false;
+                    }
+
+                    result.HttpsPort = httpsPort;
+                    break;
+                case "--https-cert" or "--https-key" or "--https-pfx" or "--https-password":
+                    string option = args[i];
+                    if (i + 1 >= args.Length)
+                    {
+                        error = $"{option} needs a value.";
+                        return false;
+                    }
+
+                    string value = args[++i];
+                    switch (option)
+                    {
+                        case "--https-cert": result.HttpsCertificate = value; break;
+                        case "--https-key": result.HttpsKey = value; break;
+                        case "--https-pfx": result.HttpsPfx = value; break;
+                        default: result.HttpsPassword = value; break;
+                    }
+
                     break;
                 case "--transport":
                     string? transport = i + 1 < args.Length ? args[++i] : null;
@@ -104,8 +144,37 @@ internal sealed class SampleArguments
             }
         }
 
+        error = result.HttpsError();
+        if (error is not null)
+        {
+            return false;
+        }
+
         parsed = result;
-        error = null;
         return true;
+    }
+
+    private static bool TryParsePort(string[] args, ref int i, out int port)
+    {
+        port = 0;
+        return i + 1 < args.Length && int.TryParse(args[++i], NumberStyles.None, CultureInfo.InvariantCulture, out port) && port <= 65535;
+    }
+
+    /// <summary>HTTPS needs a port and exactly one certificate source.</summary>
+    private string? HttpsError()
+    {
+        bool pem = HttpsCertificate is not null || HttpsKey is not null;
+        bool pfx = HttpsPfx is not null;
+        if (HttpsPort is null)
+        {
+            return pem || pfx || HttpsPassword is not null ? "--https-cert, --https-key and --https-pfx need --https-port." : null;
+        }
+
+        if (pem == pfx)
+        {
+            return "--https-port needs either --https-cert and --https-key (PEM files) or --https-pfx.";
+        }
+
+        return pem && (HttpsCertificate is null || HttpsKey is null) ? "--https-cert and --https-key go together." : null;
     }
 }

@@ -1,5 +1,7 @@
 using System;
 using System.Globalization;
+using System.IO;
+using System.Net.Security;
 using System.Net.Sockets;
 using System.Text;
 using System.Threading;
@@ -45,6 +47,9 @@ public class AllocationTests(ITestOutputHelper output) : ServerTests
         socket.SendTimeout = 20_000;
         socket.Connect(host.EndPoint);
 
+        // Over TLS the client's SslStream runs in this process too: its allocations count against the server's.
+        using Stream stream = Https ? ConnectTls(socket) : new NetworkStream(socket);
+
         var batch = new StringBuilder();
         for (int i = 0; i < depth; i++)
         {
@@ -55,8 +60,8 @@ public class AllocationTests(ITestOutputHelper output) : ServerTests
         byte[] receive = new byte[256 * 1024];
 
         // The response length is constant (the Date value always has 29 characters).
-        socket.Send(request.AsSpan(0, request.Length / depth));
-        int single = ReceiveOne(socket, receive);
+        stream.Write(request.AsSpan(0, request.Length / depth));
+        int single = ReceiveOne(stream, receive);
         string first = Encoding.ASCII.GetString(receive, 0, single);
         first.ShouldStartWith("HTTP/1.1 200 OK");
         first.ShouldEndWith("\r\n\r\n" + body);
@@ -69,7 +74,7 @@ public class AllocationTests(ITestOutputHelper output) : ServerTests
         for (int round = 0; round < 20; round++)
         {
             long roundStart = GC.GetTotalAllocatedBytes(precise: true);
-            RunBatches(socket, request, receive, batchLength, WarmUpRound / depth);
+            RunBatches(stream, request, receive, batchLength, WarmUpRound / depth);
             warmUpRequests += WarmUpRound;
             long roundBytes = GC.GetTotalAllocatedBytes(precise: true) - roundStart;
             if (warmUpRequests >= 1_000 && roundBytes / WarmUpRound < 16)
@@ -90,13 +95,13 @@ public class AllocationTests(ITestOutputHelper output) : ServerTests
         for (int window = 1; window <= 3 && perRequest >= 64; window++)
         {
             long before = GC.GetTotalAllocatedBytes(precise: true);
-            RunBatches(socket, request, receive, batchLength, batches);
+            RunBatches(stream, request, receive, batchLength, batches);
             long after = GC.GetTotalAllocatedBytes(precise: true);
 
             double windowPerRequest = (double)(after - before) / (batches * depth);
             perRequest = Math.Min(perRequest, windowPerRequest);
             string figure = string.Create(CultureInfo.InvariantCulture,
-                $"{path} depth={depth} {scheduling} window={window}: warm_up_requests={warmUpRequests} requests={batches * depth} allocated_bytes={after - before} allocated_bytes_per_request={windowPerRequest:F2}");
+                $"{path} depth={depth} {scheduling}{(Https ? " tls" : "")} {Transport} window={window}: warm_up_requests={warmUpRequests} requests={batches * depth} allocated_bytes={after - before} allocated_bytes_per_request={windowPerRequest:F2}");
             output.WriteLine(figure);
             Console.WriteLine("Falconet allocation test " + figure);
         }
@@ -104,12 +109,19 @@ public class AllocationTests(ITestOutputHelper output) : ServerTests
         perRequest.ShouldBeLessThan(64);
     }
 
-    private static int ReceiveOne(Socket socket, byte[] buffer)
+    private static SslStream ConnectTls(Socket socket)
+    {
+        var tls = new SslStream(new NetworkStream(socket), leaveInnerStreamOpen: false);
+        tls.AuthenticateAsClient(TestCertificates.ClientOptions());
+        return tls;
+    }
+
+    private static int ReceiveOne(Stream stream, byte[] buffer)
     {
         int received = 0;
         while (true)
         {
-            received += socket.Receive(buffer.AsSpan(received));
+            received += stream.Read(buffer.AsSpan(received));
             string text = Encoding.ASCII.GetString(buffer, 0, received);
             int headerEnd = text.IndexOf("\r\n\r\n", StringComparison.Ordinal);
             int lengthAt = text.IndexOf("Content-Length: ", StringComparison.Ordinal);
@@ -127,15 +139,15 @@ public class AllocationTests(ITestOutputHelper output) : ServerTests
         }
     }
 
-    private static void RunBatches(Socket socket, byte[] request, byte[] receive, int batchLength, int batches)
+    private static void RunBatches(Stream stream, byte[] request, byte[] receive, int batchLength, int batches)
     {
         for (int b = 0; b < batches; b++)
         {
-            socket.Send(request);
+            stream.Write(request);
             int received = 0;
             while (received < batchLength)
             {
-                int n = socket.Receive(receive.AsSpan(received, batchLength - received));
+                int n = stream.Read(receive.AsSpan(received, batchLength - received));
                 if (n == 0)
                 {
                     throw new InvalidOperationException("The server closed the connection.");
@@ -150,5 +162,19 @@ public class AllocationTests(ITestOutputHelper output) : ServerTests
 /// <summary>The same tests on the libuv transport.</summary>
 public sealed class AllocationTestsOnLibuv(ITestOutputHelper output) : AllocationTests(output)
 {
+    protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+/// <summary>The same tests over TLS on the sockets transport: the records of a batch in pool blocks, SslStream's buffers pooled, 0 B in steady state.</summary>
+public sealed class AllocationTestsOverTls(ITestOutputHelper output) : AllocationTests(output)
+{
+    protected override bool Https => true;
+}
+
+/// <summary>The same tests over TLS on the libuv transport.</summary>
+public sealed class AllocationTestsOverTlsOnLibuv(ITestOutputHelper output) : AllocationTests(output)
+{
+    protected override bool Https => true;
+
     protected override TransportKind Transport => TransportKind.Libuv;
 }

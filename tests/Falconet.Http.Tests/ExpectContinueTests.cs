@@ -68,7 +68,7 @@ public class ExpectContinueTests : ServerTests
     public async Task HttpClient_expect_continue_upload_arrives_byte_exact()
     {
         await using TestServer host = await StartServerAsync(BodyHashing.EchoHashWithStream);
-        using var http = new System.Net.Http.HttpClient { BaseAddress = host.BaseAddress, Timeout = TestTimeouts.Operation };
+        using System.Net.Http.HttpClient http = host.CreateHttpClient();
         http.DefaultRequestHeaders.ExpectContinue = true;
         byte[] body = Encoding.ASCII.GetBytes(new string('q', 123_456));
         using var content = new System.Net.Http.ByteArrayContent(body);

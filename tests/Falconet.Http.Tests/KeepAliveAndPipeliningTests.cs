@@ -44,8 +44,7 @@ public class KeepAliveAndPipeliningTests : ServerTests
     public async Task HttpClient_reuses_the_connection_for_sequential_requests()
     {
         await using TestServer host = await StartServerAsync(EchoPath);
-        using var handler = new SocketsHttpHandler { MaxConnectionsPerServer = 1 };
-        using var http = new HttpClient(handler) { BaseAddress = host.BaseAddress, Timeout = TestTimeouts.Operation };
+        using HttpClient http = host.CreateHttpClient(new SocketsHttpHandler { MaxConnectionsPerServer = 1 });
         string? connection = null;
         for (int i = 0; i < 20; i++)
         {
@@ -169,14 +168,16 @@ public class KeepAliveAndPipeliningTests : ServerTests
         await client.SendAsync($"POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 9000\r\n\r\n{new string('b', 9000)}");
         (await client.ReadResponseAsync()).StatusCode.ShouldBe(200);
 
+        // Over TLS the connection waits with a second block: the TLS layer receives the next record into it.
+        long expected = host.IsHttps ? 2 : 1;
         long outstanding = -1;
-        for (int attempt = 0; attempt < 200 && outstanding != 1; attempt++)
+        for (int attempt = 0; attempt < 200 && outstanding != expected; attempt++)
         {
             await Task.Delay(10);
             outstanding = host.Server.BlocksOutstanding;
         }
 
-        outstanding.ShouldBe(1);
+        outstanding.ShouldBe(expected);
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
@@ -199,7 +200,7 @@ public class KeepAliveAndPipeliningTests : ServerTests
             batch.Append("GET /p HTTP/1.1\r\nHost: t\r\n\r\n");
         }
 
-        using (RawClient client = RawClient.Connect(host.EndPoint, receiveBufferSize: 16 * 1024))
+        using (RawClient client = host.Connect(receiveBufferSize: 16 * 1024))
         {
             await client.SendAsync(batch.ToString());
             for (int i = 0; i < Requests; i++)

@@ -153,6 +153,33 @@ public sealed class PlaintextSampleTests
         parsed.Stats.ShouldBeTrue();
     }
 
+    [Fact]
+    public void Arguments_read_an_https_port_with_PEM_files_or_a_PFX()
+    {
+        SampleArguments.TryParse(new[] { "--https-port", "8443", "--https-cert", "cert.pem", "--https-key", "key.pem" }, out SampleArguments? pem, out _).ShouldBeTrue();
+        pem.HttpsPort.ShouldBe(8443);
+        pem.HttpsCertificate.ShouldBe("cert.pem");
+        pem.HttpsKey.ShouldBe("key.pem");
+
+        SampleArguments.TryParse(new[] { "--https-port", "0", "--https-pfx", "site.pfx", "--https-password", "secret" }, out SampleArguments? pfx, out _).ShouldBeTrue();
+        pfx.HttpsPort.ShouldBe(0);
+        pfx.HttpsPfx.ShouldBe("site.pfx");
+        pfx.HttpsPassword.ShouldBe("secret");
+    }
+
+    [Theory]
+    [InlineData("--https-port", "8443")]
+    [InlineData("--https-cert", "cert.pem", "--https-key", "key.pem")]
+    [InlineData("--https-port", "8443", "--https-cert", "cert.pem")]
+    [InlineData("--https-port", "8443", "--https-pfx", "a.pfx", "--https-cert", "cert.pem", "--https-key", "key.pem")]
+    [InlineData("--https-port", "-1", "--https-pfx", "a.pfx")]
+    [InlineData("--https-port", "8443", "--https-key")]
+    public void Incomplete_https_arguments_are_rejected_with_a_message(params string[] args)
+    {
+        SampleArguments.TryParse(args, out _, out string? error).ShouldBeFalse();
+        error.ShouldNotBeNullOrWhiteSpace();
+    }
+
     [Theory]
     [InlineData("--port")]
     [InlineData("--port", "70000")]

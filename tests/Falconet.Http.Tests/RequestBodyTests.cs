@@ -20,7 +20,7 @@ public class RequestBodyTests : ServerTests
     public async Task Content_length_body_arrives_byte_exact(int size)
     {
         await using TestServer host = await StartServerAsync(BodyHashing.EchoHashWithReader);
-        using var http = new HttpClient { BaseAddress = host.BaseAddress, Timeout = TestTimeouts.Operation };
+        using var http = host.CreateHttpClient();
         byte[] body = BodyHashing.RandomBytes(size, size);
         using var content = new ByteArrayContent(body);
         using HttpResponseMessage response = await http.PostAsync("/upload", content);
@@ -33,7 +33,7 @@ public class RequestBodyTests : ServerTests
     public async Task Chunked_body_arrives_byte_exact(int size)
     {
         await using TestServer host = await StartServerAsync(BodyHashing.EchoHashWithStream);
-        using var http = new HttpClient { BaseAddress = host.BaseAddress, Timeout = TestTimeouts.Operation };
+        using var http = host.CreateHttpClient();
         byte[] body = BodyHashing.RandomBytes(size, size + 1);
         using var content = new StreamContent(new UnknownLengthStream(body));
         using var request = new HttpRequestMessage(HttpMethod.Post, "/upload") { Content = content };

@@ -68,7 +68,7 @@ public class ResponseBodyTests : ServerTests
                 await context.Response.WriteAsync(body.AsMemory(offset, Math.Min(10_000, body.Length - offset)));
             }
         });
-        using var http = new HttpClient { BaseAddress = host.BaseAddress, Timeout = TestTimeouts.Operation };
+        using var http = host.CreateHttpClient();
         using HttpResponseMessage response = await http.GetAsync("/");
         response.Content.Headers.ContentLength.ShouldBe(body.Length);
         response.Headers.TransferEncodingChunked.ShouldNotBe(true);
@@ -86,7 +86,7 @@ public class ResponseBodyTests : ServerTests
                 await context.Response.WriteAsync(body.AsMemory(offset, Math.Min(30_000, body.Length - offset)));
             }
         });
-        using var http = new HttpClient { BaseAddress = host.BaseAddress, Timeout = TestTimeouts.Operation };
+        using var http = host.CreateHttpClient();
         using HttpResponseMessage response = await http.GetAsync("/");
         response.Headers.TransferEncodingChunked.ShouldBe(true);
         (await response.Content.ReadAsByteArrayAsync()).ShouldBe(body);
@@ -151,7 +151,7 @@ public class ResponseBodyTests : ServerTests
                 }
             }
         });
-        using RawClient client = RawClient.Connect(host.EndPoint, receiveBufferSize: 32 * 1024);
+        using RawClient client = host.Connect(receiveBufferSize: 32 * 1024);
         await client.SendAsync("GET /big HTTP/1.1\r\nHost: test\r\n\r\n");
         string status = (await client.ReadLineAsync())!;
         status.ShouldBe("HTTP/1.1 200 OK");
@@ -227,7 +227,7 @@ public class ResponseBodyTests : ServerTests
             context.Response.HasStarted.ShouldBeTrue();
             failure = Should.Throw<InvalidOperationException>(() => context.Response.StatusCode = 500);
         });
-        using var http = new HttpClient { BaseAddress = host.BaseAddress, Timeout = TestTimeouts.Operation };
+        using var http = host.CreateHttpClient();
         using HttpResponseMessage response = await http.GetAsync("/");
         response.StatusCode.ShouldBe(HttpStatusCode.OK);
         response.Headers.GetValues("X-Custom").ShouldBe(new[] { "one" });

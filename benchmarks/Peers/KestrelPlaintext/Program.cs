@@ -1,21 +1,43 @@
 using System;
+using System.Security.Cryptography.X509Certificates;
 using System.Text.Json;
 using System.Text.Json.Serialization;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.Logging;
 
 // Peer app for the load harness: plaintext and JSON endpoints on the framework's server, configured the
 // way a tuned TechEmpower "platform"-style entry would be (no logging, no routing middleware).
 int port = 8081;
+int? httpsPort = null;
+string? httpsCertificate = null;
+string? httpsKey = null;
 for (int i = 0; i < args.Length - 1; i++)
 {
-    if (args[i] == "--port")
+    switch (args[i])
     {
-        port = int.Parse(args[i + 1], System.Globalization.CultureInfo.InvariantCulture);
+        case "--port":
+            port = int.Parse(args[i + 1], System.Globalization.CultureInfo.InvariantCulture);
+            break;
+        case "--https-port":
+            httpsPort = int.Parse(args[i + 1], System.Globalization.CultureInfo.InvariantCulture);
+            break;
+        case "--https-cert":
+            httpsCertificate = args[i + 1];
+            break;
+        case "--https-key":
+            httpsKey = args[i + 1];
+            break;
     }
 }
+
+// The same PEM certificate and key as the Falconet sample's --https-cert and --https-key, for TLS comparisons.
+X509Certificate2? certificate = httpsPort is null ? null
+    : X509Certificate2.CreateFromPemFile(
+        httpsCertificate ?? throw new ArgumentException("--https-port needs --https-cert"),
+        httpsKey ?? throw new ArgumentException("--https-port needs --https-key"));
 
 var builder = WebApplication.CreateSlimBuilder();
 builder.Logging.ClearProviders();
@@ -27,6 +49,16 @@ builder.WebHost.UseSockets(o => o.UnsafePreferInlineScheduling = inlineCompletio
 builder.WebHost.ConfigureKestrel(o =>
 {
     o.ListenLocalhost(port);
+    if (httpsPort is int tlsPort)
+    {
+        // HTTP/1.1 only, as the Falconet endpoint offers by ALPN.
+        o.ListenLocalhost(tlsPort, listen =>
+        {
+            listen.Protocols = HttpProtocols.Http1;
+            listen.UseHttps(certificate!);
+        });
+    }
+
     o.AddServerHeader = true;
 });
 var app = builder.Build();
@@ -59,7 +91,7 @@ app.Run(context =>
     return System.Threading.Tasks.Task.CompletedTask;
 });
 
-Console.WriteLine($"Kestrel peer listening on http://127.0.0.1:{port}");
+Console.WriteLine($"Kestrel peer listening on http://127.0.0.1:{port}" + (httpsPort is null ? "" : $" and https://127.0.0.1:{httpsPort}"));
 app.Run();
 
 internal static class JsonWriters

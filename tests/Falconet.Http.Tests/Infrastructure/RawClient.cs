@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Globalization;
 using System.IO;
 using System.Net;
+using System.Net.Security;
 using System.Net.Sockets;
 using System.Text;
 using System.Threading;
@@ -10,20 +11,46 @@ using System.Threading.Tasks;
 
 namespace Falconet.Http.Tests.Infrastructure;
 
-/// <summary>A raw HTTP/1.1 client over a socket: sends exact bytes, reads responses one at a time, sees the close.</summary>
+/// <summary>A raw HTTP/1.1 client over a socket, or over TLS on it: sends exact bytes, reads responses one at a time, sees the close.</summary>
 internal sealed class RawClient : IDisposable
 {
     private readonly Socket _socket;
+    private readonly SslStream? _tls;
     private readonly byte[] _buffer = new byte[64 * 1024];
     private int _start;
     private int _end;
 
-    private RawClient(Socket socket)
+    private RawClient(Socket socket, SslStream? tls = null)
     {
         _socket = socket;
+        _tls = tls;
     }
 
     public Socket Socket => _socket;
+
+    /// <summary>The TLS session when the client speaks HTTPS.</summary>
+    public SslStream? Tls => _tls;
+
+    /// <summary>Connects and completes a TLS handshake (synchronously, as <see cref="Connect"/> connects) that trusts exactly the test certificate.</summary>
+    public static RawClient ConnectTls(IPEndPoint endPoint, int? receiveBufferSize = null, SslClientAuthenticationOptions? options = null)
+    {
+        RawClient plain = Connect(endPoint, receiveBufferSize);
+        plain._socket.ReceiveTimeout = (int)TestTimeouts.Operation.TotalMilliseconds;
+        var tls = new SslStream(new NetworkStream(plain._socket, ownsSocket: false), leaveInnerStreamOpen: true);
+        try
+        {
+            tls.AuthenticateAsClient(options ?? TestCertificates.ClientOptions());
+        }
+        catch
+        {
+            tls.Dispose();
+            plain.Dispose();
+            throw;
+        }
+
+        plain._socket.ReceiveTimeout = 0;
+        return new RawClient(plain._socket, tls);
+    }
 
     public static RawClient Connect(IPEndPoint endPoint, int? receiveBufferSize = null)
     {
@@ -44,6 +71,12 @@ internal sealed class RawClient : IDisposable
         using var timeout = new CancellationTokenSource(TestTimeouts.Operation);
         while (!bytes.IsEmpty)
         {
+            if (_tls is not null)
+            {
+                await _tls.WriteAsync(bytes, timeout.Token);
+                return;
+            }
+
             int sent = await _socket.SendAsync(bytes, SocketFlags.None, timeout.Token);
             bytes = bytes[sent..];
         }
@@ -107,7 +140,7 @@ internal sealed class RawClient : IDisposable
         using var timeout = new CancellationTokenSource(TestTimeouts.Operation);
         try
         {
-            return await _socket.ReceiveAsync(_buffer.AsMemory(), SocketFlags.None, timeout.Token) == 0;
+            return await ReceiveAsync(_buffer.AsMemory(), timeout.Token) == 0;
         }
         catch (SocketException)
         {
@@ -119,7 +152,25 @@ internal sealed class RawClient : IDisposable
     /// Reads once from the socket past the responses read so far: 0 at a clean end of stream (FIN), the byte count if
     /// more came; a reset throws <see cref="SocketException"/>.
     /// </summary>
-    public Task<int> ReceiveEndAsync() => _socket.ReceiveAsync(new byte[64 * 1024].AsMemory(), SocketFlags.None).AsTask();
+    public Task<int> ReceiveEndAsync() => ReceiveAsync(new byte[64 * 1024].AsMemory(), CancellationToken.None).AsTask();
+
+    /// <summary>One read from the socket, or from the TLS session (whose failures surface as the socket's would).</summary>
+    private async ValueTask<int> ReceiveAsync(Memory<byte> buffer, CancellationToken cancellationToken)
+    {
+        if (_tls is null)
+        {
+            return await _socket.ReceiveAsync(buffer, SocketFlags.None, cancellationToken);
+        }
+
+        try
+        {
+            return await _tls.ReadAsync(buffer, cancellationToken);
+        }
+        catch (IOException exception) when (exception.InnerException is SocketException socketException)
+        {
+            throw socketException;
+        }
+    }
 
     /// <summary>Reads exactly <paramref name="count"/> bytes.</summary>
     public async Task<byte[]> ReadExactAsync(long count)
@@ -211,10 +262,14 @@ internal sealed class RawClient : IDisposable
         using var timeout = new CancellationTokenSource(TestTimeouts.Operation);
         _start = 0;
         _end = 0;
-        int n = await _socket.ReceiveAsync(_buffer.AsMemory(), SocketFlags.None, timeout.Token);
+        int n = await ReceiveAsync(_buffer.AsMemory(), timeout.Token);
         _end = n;
         return n > 0;
     }
 
-    public void Dispose() => _socket.Dispose();
+    public void Dispose()
+    {
+        _tls?.Dispose();
+        _socket.Dispose();
+    }
 }

@@ -1,4 +1,5 @@
 using System;
+using System.Net;
 using System.Text;
 using Shouldly;
 using System.Threading.Tasks;
@@ -17,12 +18,21 @@ public abstract class ServerTests
     /// <summary>The transport every server of the class runs on.</summary>
     protected virtual TransportKind Transport => TransportKind.Sockets;
 
+    /// <summary>True for the classes that run the suite over TLS (<c>…OverTls</c>): the server listens on HTTPS only.</summary>
+    protected virtual bool Https => false;
+
     /// <summary>Starts a <see cref="TestServer"/> on <see cref="Transport"/>; <paramref name="configure"/> runs after the transport is set.</summary>
     internal async Task<TestServer> StartServerAsync(Func<HttpContext, ValueTask> handler, Action<FalconetServerOptions>? configure = null, bool trackLeaks = true)
     {
         TestServer host = await TestServer.StartAsync(handler, options =>
         {
             options.Transport = Transport;
+            if (Https)
+            {
+                options.Endpoints.Clear();
+                options.HttpsEndpoints.Add(new HttpsEndpoint(new IPEndPoint(IPAddress.Loopback, 0), TestCertificates.Server));
+            }
+
             configure?.Invoke(options);
         }, trackLeaks);
 

@@ -1,5 +1,6 @@
 using System;
 using System.Net;
+using System.Net.Http;
 using System.Threading.Tasks;
 using Falconet.Http;
 using Falconet.Server;
@@ -16,9 +17,12 @@ internal sealed class TestServer : IAsyncDisposable
 
     public FalconetServer Server { get; }
 
-    public IPEndPoint EndPoint => Server.BoundEndpoints[0];
+    /// <summary>True when the server listens on HTTPS only (the suites that run over TLS).</summary>
+    public bool IsHttps => Server.BoundEndpoints.Count == 0 && Server.BoundHttpsEndpoints.Count > 0;
 
-    public Uri BaseAddress => new($"http://{EndPoint}/");
+    public IPEndPoint EndPoint => IsHttps ? Server.BoundHttpsEndpoints[0] : Server.BoundEndpoints[0];
+
+    public Uri BaseAddress => new($"{(IsHttps ? "https" : "http")}://{EndPoint}/");
 
     public static async Task<TestServer> StartAsync(Func<HttpContext, ValueTask> handler, Action<FalconetServerOptions>? configure = null, bool trackLeaks = true)
     {
@@ -35,7 +39,17 @@ internal sealed class TestServer : IAsyncDisposable
         return new TestServer(server);
     }
 
-    public RawClient Connect() => RawClient.Connect(EndPoint);
+    /// <summary>An HttpClient for the server (trusting exactly the test certificate when it serves HTTPS).</summary>
+    public HttpClient CreateHttpClient(SocketsHttpHandler? handler = null)
+    {
+        handler ??= new SocketsHttpHandler();
+        handler.SslOptions = TestCertificates.ClientOptions();
+        return new HttpClient(handler) { BaseAddress = BaseAddress, Timeout = TestTimeouts.Operation };
+    }
+
+    /// <summary>A raw client, speaking TLS when the server serves HTTPS.</summary>
+    public RawClient Connect(int? receiveBufferSize = null) =>
+        IsHttps ? RawClient.ConnectTls(EndPoint, receiveBufferSize) : RawClient.Connect(EndPoint, receiveBufferSize);
 
     public async ValueTask DisposeAsync()
     {

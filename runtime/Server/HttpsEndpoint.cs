@@ -1,0 +1,30 @@
+using System;
+using System.Net;
+using System.Security.Cryptography.X509Certificates;
+
+namespace Falconet.Server;
+
+/// <summary>An endpoint that serves HTTPS: the address to listen on and the TLS settings of its connections.</summary>
+public sealed class HttpsEndpoint
+{
+    /// <summary>Listens on <paramref name="endPoint"/> with <paramref name="tls"/>.</summary>
+    public HttpsEndpoint(IPEndPoint endPoint, TlsServerOptions tls)
+    {
+        ArgumentNullException.ThrowIfNull(endPoint);
+        ArgumentNullException.ThrowIfNull(tls);
+        EndPoint = endPoint;
+        Tls = tls;
+    }
+
+    /// <summary>Listens on <paramref name="endPoint"/> with one server certificate (it must carry its private key) and default TLS settings.</summary>
+    public HttpsEndpoint(IPEndPoint endPoint, X509Certificate2 certificate)
+        : this(endPoint, new TlsServerOptions { ServerCertificate = certificate ?? throw new ArgumentNullException(nameof(certificate)) })
+    {
+    }
+
+    /// <summary>The address to listen on (port 0 picks a free port; see <see cref="FalconetServer.BoundHttpsEndpoints"/>).</summary>
+    public IPEndPoint EndPoint { get; }
+
+    /// <summary>The TLS settings of the endpoint's connections.</summary>
+    public TlsServerOptions Tls { get; }
+}
