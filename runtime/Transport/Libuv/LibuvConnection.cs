@@ -48,6 +48,8 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
     private readonly LibuvLoop _loop;
     private readonly bool _inline;
     private readonly TaskCompletionSource _closed = new(TaskCreationOptions.None);
+    private readonly Delivery? _receiveDelivery;
+    private readonly Delivery? _sendDelivery;
     private void* _handle;
     private void* _writeRequest;
     private GCHandle _self;
@@ -65,6 +67,10 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
 
     private int _state;
     private int _posted;
+
+    // The open handle counts one, and so does every outcome on its way to the thread pool: the close completes at zero,
+    // once the handle is freed and every continuation has run (the memory a receive was given may go back then).
+    private int _busy = 1;
     private int _receiveOutstanding;
     private int _sendOutstanding;
     private int _receiveStopped;
@@ -81,8 +87,12 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
         _loop = loop;
         _handle = handle;
         _inline = scheduling == IoScheduling.IoThreads;
-        _receive.RunContinuationsAsynchronously = !_inline;
-        _send.RunContinuationsAsynchronously = !_inline;
+        if (!_inline)
+        {
+            // Outcomes reach the thread pool as these reusable work items: no allocation per completion.
+            _receiveDelivery = new Delivery(this, send: false);
+            _sendDelivery = new Delivery(this, send: true);
+        }
         _self = GCHandle.Alloc(this);
         LibuvNative.SetData(handle, GCHandle.ToIntPtr(_self));
         _writeRequest = NativeMemory.AllocZeroed(LibuvNative.RequestSize(LibuvNative.RequestTypeWrite));
@@ -483,13 +493,7 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
 
         // Cleared before the result is set: an inline continuation asks for the next receive from inside SetResult.
         Volatile.Write(ref _receiveOutstanding, 0);
-        if (_receiveToken.IsCancellationRequested)
-        {
-            _receive.SetException(new OperationCanceledException(_receiveToken));
-            return;
-        }
-
-        _receive.SetResult(read);
+        Deliver(send: false, read, _receiveToken.IsCancellationRequested ? new OperationCanceledException(_receiveToken) : null);
     }
 
     private void CompleteReceive(Exception error)
@@ -499,7 +503,76 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
         _receiveRegistration.Dispose();
         _receiveRegistration = default;
         Volatile.Write(ref _receiveOutstanding, 0);
-        _receive.SetException(_receiveToken.IsCancellationRequested ? new OperationCanceledException(_receiveToken) : error);
+        Deliver(send: false, 0, _receiveToken.IsCancellationRequested ? new OperationCanceledException(_receiveToken) : error);
+    }
+
+    /// <summary>Completes a receive or a send here (inline, on the loop), or through its reusable work item on the thread pool.</summary>
+    private void Deliver(bool send, int result, Exception? error)
+    {
+        Delivery? delivery = send ? _sendDelivery : _receiveDelivery;
+        if (delivery is null)
+        {
+            Complete(send, result, error);
+            return;
+        }
+
+        Interlocked.Increment(ref _busy);
+        delivery.Result = result;
+        delivery.Error = error;
+        ThreadPool.UnsafeQueueUserWorkItem(delivery, preferLocal: false);
+    }
+
+    private void Complete(bool send, int result, Exception? error)
+    {
+        if (send)
+        {
+            if (error is null)
+            {
+                _send.SetResult(true);
+            }
+            else
+            {
+                _send.SetException(error);
+            }
+        }
+        else if (error is null)
+        {
+            _receive.SetResult(result);
+        }
+        else
+        {
+            _receive.SetException(error);
+        }
+    }
+
+    private void ReleaseBusy()
+    {
+        if (Interlocked.Decrement(ref _busy) == 0)
+        {
+            _closed.TrySetResult();
+        }
+    }
+
+    /// <summary>Carries one direction's outcome to the thread pool and completes it there (<see cref="IoScheduling.ThreadPool"/>).</summary>
+    private sealed class Delivery(LibuvConnection connection, bool send) : IThreadPoolWorkItem
+    {
+        public int Result;
+        public Exception? Error;
+
+        public void Execute()
+        {
+            Exception? error = Error;
+            Error = null;
+            try
+            {
+                // The continuation runs here, inside SetResult, so the close waits for it.
+                connection.Complete(send, Result, error);
+            }
+            finally
+            {
+                connection.ReleaseBusy();
+            }
+        }
     }
 
     // ---- Writes ----
@@ -655,15 +728,9 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
         Volatile.Write(ref _sendOutstanding, 0);
         CancellationToken token = _sendToken;
         _sendToken = default;
-        if (error is null)
-        {
-            _send.SetResult(true);
-        }
-        else
-        {
-            // A cancelled send aborted the connection: its caller learns why, not only that the write failed.
-            _send.SetException(token.IsCancellationRequested ? new OperationCanceledException(token) : error);
-        }
+
+        // A cancelled send aborted the connection: its caller learns why, not only that the write failed.
+        Deliver(send: true, 0, error is not null && token.IsCancellationRequested ? new OperationCanceledException(token) : error);
     }
 
     // ---- Closing ----
@@ -733,7 +800,7 @@ internal sealed unsafe class LibuvConnection : TransportConnection, IThreadPoolW
             connection._handle = null;
             self.Free();
             Interlocked.Decrement(ref connection._loop.OpenConnections);
-            connection._closed.TrySetResult();
+            connection.ReleaseBusy();
         }
         catch (Exception exception)
         {

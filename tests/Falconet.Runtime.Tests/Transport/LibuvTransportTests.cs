@@ -116,6 +116,44 @@ public sealed class LibuvTransportTests
     }
 
     [Fact(Timeout = Timeout)]
+    public async Task With_thread_pool_scheduling_DisposeAsync_completes_only_after_the_continuation_of_a_pending_receive_has_run()
+    {
+        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.Libuv, scheduling: IoScheduling.ThreadPool);
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        MemoryBlock block = server.Pool.Rent();
+        using var continuationHeld = new ManualResetEventSlim();
+        using var releaseContinuation = new ManualResetEventSlim();
+        try
+        {
+            // The continuation runs on a thread-pool thread and holds it; the loop is free and closes the handle meanwhile.
+            Task receive = HoldAsync(server.ReceiveAsync(block.Memory));
+            await TransportHarness.SendAllAsync(client, "x"u8.ToArray());
+            Assert.True(continuationHeld.Wait(Step));
+            server.Abort();
+
+            ValueTask dispose = server.DisposeAsync();
+            await Task.Delay(100);
+            Assert.False(dispose.IsCompleted, "DisposeAsync completed while the receive's continuation was still running");
+
+            releaseContinuation.Set();
+            await dispose.AsTask().WaitAsync(Step);
+            await receive.WaitAsync(Step);
+        }
+        finally
+        {
+            releaseContinuation.Set();
+            server.Pool.Return(block);
+        }
+
+        async Task HoldAsync(ValueTask<int> pending)
+        {
+            await pending.ConfigureAwait(false);
+            continuationHeld.Set();
+            releaseContinuation.Wait(Step);
+        }
+    }
+
+    [Fact(Timeout = Timeout)]
     public async Task Disposing_the_factory_completes_a_pending_receive_with_0_joins_the_loops_and_frees_every_handle()
     {
         var factory = new LibuvTransportFactory(new LibuvTransportOptions { LoopCount = 2, TrackLeaks = true });
