@@ -1,46 +1,43 @@
 using System;
-using System.Diagnostics;
 using System.Globalization;
 
 namespace Falconet.Benchmarks.Parsing;
 
 /// <summary>
-/// A check of the scanner decision that survives a busy machine: the two scanners run in alternating short rounds
-/// and each keeps its fastest round, so load from other processes hits both alike and the minimum shows the code.
+/// Checks that survive a busy machine (see <see cref="AlternatingRounds"/>): the scanner decision (intrinsics against
+/// SearchValues), and whole requests through Falconet's parser against Kestrel's.
 /// </summary>
 public static class InterleavedScanComparison
 {
-    /// <summary>Prints the fastest round of each scanner for each header block.</summary>
+    /// <summary>Prints the fastest round of each scanner for each header block, then the parser comparison.</summary>
     public static void Run(int rounds = 150, int operationsPerRound = 20_000)
     {
-        var benchmarks = new ScanBenchmarks();
+        var scans = new ScanBenchmarks();
         foreach (string block in new[] { "api", "browser" })
         {
-            benchmarks.Block = block;
-            benchmarks.Setup();
-            double intrinsics = double.MaxValue;
-            double searchValues = double.MaxValue;
-            long checksum = 0;
-            for (int round = 0; round < rounds; round++)
-            {
-                long start = Stopwatch.GetTimestamp();
-                for (int i = 0; i < operationsPerRound; i++)
-                {
-                    checksum += benchmarks.Intrinsics();
-                }
-
-                intrinsics = Math.Min(intrinsics, Stopwatch.GetElapsedTime(start).TotalNanoseconds / operationsPerRound);
-                start = Stopwatch.GetTimestamp();
-                for (int i = 0; i < operationsPerRound; i++)
-                {
-                    checksum -= benchmarks.SearchValues();
-                }
-
-                searchValues = Math.Min(searchValues, Stopwatch.GetElapsedTime(start).TotalNanoseconds / operationsPerRound);
-            }
-
+            scans.Block = block;
+            scans.Setup();
+            AlternatingRounds.Result[] r = AlternatingRounds.Run(
+                [("intrinsics", () => scans.Intrinsics()), ("searchvalues", () => scans.SearchValues())],
+                rounds, operationsPerRound, out long checksum);
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"{block}: intrinsics {intrinsics:F1} ns, searchvalues {searchValues:F1} ns, ratio {intrinsics / searchValues:F2} (checksum {checksum})"));
+                $"scan {block}: intrinsics {r[0].Fastest:F1} ns, searchvalues {r[1].Fastest:F1} ns, ratio {r[0].Fastest / r[1].Fastest:F2} (checksum {checksum})"));
+        }
+
+        var parsers = new KestrelParserComparison();
+        foreach (string request in new[] { "TechEmpower", "Browser", "Cookie4KiB" })
+        {
+            foreach (int segments in new[] { 1, 2 })
+            {
+                parsers.Request = request;
+                parsers.Segments = segments;
+                parsers.Setup();
+                AlternatingRounds.Result[] r = AlternatingRounds.Run(
+                    [("kestrel", () => parsers.Kestrel()), ("falconet", () => parsers.Falconet())],
+                    rounds, operationsPerRound / 4, out long checksum);
+                Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                    $"parse {request}, {segments} segment(s): Kestrel {r[0].Fastest:F1} ns (median {r[0].Median:F1}), Falconet {r[1].Fastest:F1} ns (median {r[1].Median:F1}, {r[1].AllocatedBytes} B in all rounds), Kestrel/Falconet {r[0].Fastest / r[1].Fastest:F2} (checksum {checksum})"));
+            }
         }
     }
 }
