@@ -88,6 +88,28 @@ public class TlsConnectionTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_second_concurrent_receive_is_refused_as_the_contract_says()
+    {
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        MemoryBlock block = pair.Server.Pool.Rent();
+        try
+        {
+            ValueTask<int> pending = pair.Server.ReceiveAsync(block.Memory);
+            await Task.Delay(50);
+            pending.IsCompleted.ShouldBeFalse();
+
+            Should.Throw<InvalidOperationException>(() => pair.Server.ReceiveAsync(new byte[16]));
+
+            await Task.Run(pair.Server.StopReceiving);
+            (await pending.AsTask().WaitAsync(TestTimeouts.Operation)).ShouldBe(0);
+        }
+        finally
+        {
+            block.Pool.Return(block);
+        }
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task ShutdownSend_sends_close_notify_then_the_FIN_and_receiving_goes_on()
     {
         await using Pair pair = await Pair.ConnectAsync(CreateTransport());

@@ -102,6 +102,12 @@ internal sealed class TlsConnection : TransportConnection
             return ValueTask.FromCanceled<int>(ct);
         }
 
+        if (_receive.IsPending)
+        {
+            // Checked before SslStream sees the call, which would refuse it with its own NotSupportedException.
+            throw new InvalidOperationException("A receive is already pending on this connection.");
+        }
+
         if (IsClosedLocally || Volatile.Read(ref _receiveStopped) != 0)
         {
             return new ValueTask<int>(0);
@@ -151,6 +157,11 @@ internal sealed class TlsConnection : TransportConnection
         if (buffers.IsEmpty)
         {
             return default;
+        }
+
+        if (_send.IsPending)
+        {
+            throw new InvalidOperationException("A send is already pending on this connection.");
         }
 
         ValueTask<int> send = EncryptAndSendAsync(buffers, ct);
