@@ -8,7 +8,11 @@ using Microsoft.Extensions.Primitives;
 
 namespace Falconet.Generated.Tests;
 
-/// <summary>Adds a header name through TryAppend and reports, through the public API only, where the collection stored it.</summary>
+/// <summary>
+/// Adds a header name and reports, through the public API only, where the collection stored it. Request headers take the
+/// name as bytes through TryAppend (the parser's masked matcher); response headers, which are written and never parsed,
+/// take it as a string through the indexer (the table's lookup by name).
+/// </summary>
 internal sealed class HeaderProbe
 {
     private static readonly byte[] s_value = "5"u8.ToArray();
@@ -43,10 +47,16 @@ internal sealed class HeaderProbe
         if (collection == "response")
         {
             var headers = new ResponseHeaders();
-            return new HeaderProbe(headers, headers.TryAppend, TypedGetters(headers, () => headers.ContentLength), KnownSchema.ResponseHeaders);
+            return new HeaderProbe(headers, (name, value) => SetByName(headers, name, value), TypedGetters(headers, () => headers.ContentLength), KnownSchema.ResponseHeaders);
         }
 
         throw new ArgumentOutOfRangeException(nameof(collection));
+    }
+
+    private static bool SetByName(ResponseHeaders headers, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
+    {
+        headers[Encoding.Latin1.GetString(name)] = Encoding.Latin1.GetString(value);
+        return true;
     }
 
     /// <summary>The known name of this collection that equals <paramref name="name"/> ignoring case, or null: the plain reference.</summary>
