@@ -2,7 +2,12 @@ using BenchmarkDotNet.Running;
 
 namespace Falconet.Benchmarks;
 
-/// <summary>Entry point: BenchmarkDotNet arguments (e.g. <c>--filter '*' --job short</c>), or <c>--interleaved</c> for the alternating-rounds cycle check.</summary>
+/// <summary>
+/// Entry point: BenchmarkDotNet arguments (e.g. <c>--filter '*' --job short</c>), <c>--interleaved</c> for the
+/// alternating-rounds cycle check, or <c>--dispatch</c> to run the three matcher dispatches of
+/// <see cref="HeaderSetDispatchBenchmarks"/> (with <c>DOTNET_TieredCompilation=0 DOTNET_JitDisasm='TryParseHeaders OnHeader'</c>
+/// it prints the optimized code each one gets).
+/// </summary>
 public static class Program
 {
     /// <summary>Runs the benchmarks selected on the command line.</summary>
@@ -11,6 +16,12 @@ public static class Program
         if (args is ["--interleaved"])
         {
             InterleavedCycleComparison.Run();
+            return;
+        }
+
+        if (args is ["--dispatch"])
+        {
+            HeaderSetDispatchBenchmarks.RunUntilOptimized();
             return;
         }
 
