@@ -85,34 +85,10 @@ public abstract class HeaderCollection : IDictionary<string, StringValues>
     public bool IsReadOnly => false;
 
     /// <summary>The names of the headers present, in enumeration order.</summary>
-    public ICollection<string> Keys
-    {
-        get
-        {
-            var keys = new List<string>(Count);
-            foreach (KeyValuePair<string, StringValues> pair in this)
-            {
-                keys.Add(pair.Key);
-            }
-
-            return keys;
-        }
-    }
+    public ICollection<string> Keys => Collect(static pair => pair.Key);
 
     /// <summary>The values of the headers present, in enumeration order.</summary>
-    public ICollection<StringValues> Values
-    {
-        get
-        {
-            var values = new List<StringValues>(Count);
-            foreach (KeyValuePair<string, StringValues> pair in this)
-            {
-                values.Add(pair.Value);
-            }
-
-            return values;
-        }
-    }
+    public ICollection<StringValues> Values => Collect(static pair => pair.Value);
 
     /// <summary>
     /// Gets or replaces a header by name (any case). Reading a header that is absent gives empty
@@ -226,6 +202,17 @@ public abstract class HeaderCollection : IDictionary<string, StringValues>
     IEnumerator<KeyValuePair<string, StringValues>> IEnumerable<KeyValuePair<string, StringValues>>.GetEnumerator() => GetEnumerator();
 
     IEnumerator IEnumerable.GetEnumerator() => GetEnumerator();
+
+    private List<T> Collect<T>(Func<KeyValuePair<string, StringValues>, T> select)
+    {
+        var items = new List<T>(Count);
+        foreach (KeyValuePair<string, StringValues> pair in this)
+        {
+            items.Add(select(pair));
+        }
+
+        return items;
+    }
 
     private void SetValue(string key, StringValues value)
     {
