@@ -5,6 +5,7 @@
 namespace Falconet.Http
 {
     /// <summary>HTTP request methods of the schema; <see cref="Custom"/> is any other valid token.</summary>
+    [global::System.CodeDom.Compiler.GeneratedCode("Falconet.Generator", "0.1.0")]
     public enum KnownMethod : byte
     {
         /// <summary>No method token followed by a space.</summary>
@@ -42,6 +43,7 @@ namespace Falconet.Http
     }
 
     /// <summary>Matches the method at the start of a request line with 8-byte reads and masks.</summary>
+    [global::System.CodeDom.Compiler.GeneratedCode("Falconet.Generator", "0.1.0")]
     public static class KnownMethods
     {
         private static readonly global::System.Buffers.SearchValues<byte> s_tokenBytes =
@@ -57,7 +59,7 @@ namespace Falconet.Http
             if (requestLine.Length >= 8)
             {
                 ref byte start = ref global::System.Runtime.InteropServices.MemoryMarshal.GetReference(requestLine);
-                ulong head = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
+                ulong head = global::Falconet.Http.MatcherReads.Read64(ref start, 0);
                 if ((head & 0x00000000FFFFFFFFUL) == 0x0000000020544547UL) // "GET " bytes 0..3, exact
                 {
                     length = 3;

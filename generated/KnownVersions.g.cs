@@ -5,6 +5,7 @@
 namespace Falconet.Http
 {
     /// <summary>HTTP protocol versions of the schema.</summary>
+    [global::System.CodeDom.Compiler.GeneratedCode("Falconet.Generator", "0.1.0")]
     public enum KnownVersion : byte
     {
         /// <summary>Not a version of the schema.</summary>
@@ -18,6 +19,7 @@ namespace Falconet.Http
     }
 
     /// <summary>Matches a protocol version with one 8-byte compare per version.</summary>
+    [global::System.CodeDom.Compiler.GeneratedCode("Falconet.Generator", "0.1.0")]
     public static class KnownVersions
     {
         /// <summary>Matches exactly the first 8 bytes of <paramref name="span"/>, case-sensitively.</summary>
@@ -28,7 +30,7 @@ namespace Falconet.Http
                 return global::Falconet.Http.KnownVersion.None;
             }
 
-            ulong value = global::Falconet.Http.HeaderHelpers.Read64(ref global::System.Runtime.InteropServices.MemoryMarshal.GetReference(span), 0);
+            ulong value = global::Falconet.Http.MatcherReads.Read64(ref global::System.Runtime.InteropServices.MemoryMarshal.GetReference(span), 0);
             if (value == 0x302E312F50545448UL) // "HTTP/1.0" bytes 0..7, exact
             {
                 return global::Falconet.Http.KnownVersion.Http10;

@@ -4,1612 +4,449 @@
 
 namespace Falconet.Http
 {
-    /// <summary>Request headers of one HTTP/1.1 request: a field per known header, a bit set of the present ones, unknown headers in a dictionary created on first use.</summary>
-    public sealed partial class RequestHeaders : global::System.Collections.Generic.IDictionary<string, global::Microsoft.Extensions.Primitives.StringValues>
+    /// <summary>Request headers of one HTTP/1.1 request: a typed property per known header of the schema and the masked name matcher the parser uses.</summary>
+    [global::System.CodeDom.Compiler.GeneratedCode("Falconet.Generator", "0.1.0")]
+    public partial class RequestHeaders : global::Falconet.Http.RequestHeaderCollection
     {
-        // Bit indexes follow schema order; Content-Length is kept outside the bit set as a number.
-        private const int ContentLengthIndex = 64;
-        private const string ContentLengthName = "Content-Length";
-
-        private static readonly string[] s_names = new string[]
-        {
-            "Accept",
-            "Host",
-            "User-Agent",
-            "Connection",
-            "Accept-Encoding",
-            "Accept-Language",
-            "Content-Type",
-            "Cookie",
-            "Authorization",
-            "Cache-Control",
-            "Pragma",
-            "Referer",
-            "Origin",
-            "Upgrade-Insecure-Requests",
-            "Transfer-Encoding",
-            "Expect",
-            "If-Modified-Since",
-            "If-None-Match",
-            "If-Match",
-            "If-Range",
-            "If-Unmodified-Since",
-            "Range",
-            "TE",
-            "Trailer",
-            "Upgrade",
-            "Via",
-            "Max-Forwards",
-            "Proxy-Authorization",
-            "DNT",
-            "Forwarded",
-            "X-Forwarded-For",
-            "X-Forwarded-Proto",
-            "X-Forwarded-Host",
-            "X-Requested-With",
-            "X-Real-IP",
-            "Access-Control-Request-Method",
-            "Access-Control-Request-Headers",
-            "Sec-Fetch-Site",
-            "Sec-Fetch-Mode",
-            "Sec-Fetch-Dest",
-            "Sec-Fetch-User",
-            "Sec-CH-UA",
-            "Sec-CH-UA-Mobile",
-            "Sec-CH-UA-Platform",
-            "Sec-WebSocket-Key",
-            "Sec-WebSocket-Version",
-            "Sec-WebSocket-Extensions",
-            "Sec-WebSocket-Protocol",
-            "traceparent",
-            "tracestate",
-            "baggage",
-            "Priority",
-            "Keep-Alive",
-        };
-
-        // Known values per header, in bit order: a parsed value equal to one of them reuses its shared string.
-        private static readonly string[][] s_knownValues = new string[][]
-        {
-            new string[] { "*/*", "application/json", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" }, // Accept
-            global::System.Array.Empty<string>(), // Host
-            global::System.Array.Empty<string>(), // User-Agent
-            new string[] { "keep-alive", "close", "Upgrade", "Keep-Alive" }, // Connection
-            new string[] { "gzip, deflate, br, zstd", "gzip, deflate, br", "gzip, deflate", "gzip", "identity" }, // Accept-Encoding
-            new string[] { "en-US,en;q=0.9", "en-US,en;q=0.5", "en-US", "en" }, // Accept-Language
-            new string[] { "application/json", "application/json; charset=utf-8", "application/x-www-form-urlencoded", "text/plain", "text/plain; charset=utf-8", "application/octet-stream" }, // Content-Type
-            global::System.Array.Empty<string>(), // Cookie
-            global::System.Array.Empty<string>(), // Authorization
-            new string[] { "no-cache", "max-age=0", "no-store" }, // Cache-Control
-            new string[] { "no-cache" }, // Pragma
-            global::System.Array.Empty<string>(), // Referer
-            global::System.Array.Empty<string>(), // Origin
-            new string[] { "1" }, // Upgrade-Insecure-Requests
-            new string[] { "chunked" }, // Transfer-Encoding
-            new string[] { "100-continue" }, // Expect
-            global::System.Array.Empty<string>(), // If-Modified-Since
-            global::System.Array.Empty<string>(), // If-None-Match
-            global::System.Array.Empty<string>(), // If-Match
-            global::System.Array.Empty<string>(), // If-Range
-            global::System.Array.Empty<string>(), // If-Unmodified-Since
-            global::System.Array.Empty<string>(), // Range
-            new string[] { "trailers" }, // TE
-            global::System.Array.Empty<string>(), // Trailer
-            new string[] { "websocket", "h2c" }, // Upgrade
-            global::System.Array.Empty<string>(), // Via
-            global::System.Array.Empty<string>(), // Max-Forwards
-            global::System.Array.Empty<string>(), // Proxy-Authorization
-            new string[] { "1", "0" }, // DNT
-            global::System.Array.Empty<string>(), // Forwarded
-            global::System.Array.Empty<string>(), // X-Forwarded-For
-            new string[] { "https", "http" }, // X-Forwarded-Proto
-            global::System.Array.Empty<string>(), // X-Forwarded-Host
-            new string[] { "XMLHttpRequest" }, // X-Requested-With
-            global::System.Array.Empty<string>(), // X-Real-IP
-            new string[] { "GET", "POST", "PUT", "DELETE", "PATCH" }, // Access-Control-Request-Method
-            new string[] { "content-type", "authorization" }, // Access-Control-Request-Headers
-            new string[] { "same-origin", "same-site", "cross-site", "none" }, // Sec-Fetch-Site
-            new string[] { "navigate", "cors", "no-cors", "same-origin", "websocket" }, // Sec-Fetch-Mode
-            new string[] { "document", "empty", "image", "script", "style", "iframe", "font" }, // Sec-Fetch-Dest
-            new string[] { "?1" }, // Sec-Fetch-User
-            global::System.Array.Empty<string>(), // Sec-CH-UA
-            new string[] { "?0", "?1" }, // Sec-CH-UA-Mobile
-            new string[] { "\"Windows\"", "\"macOS\"", "\"Linux\"", "\"Android\"", "\"iOS\"" }, // Sec-CH-UA-Platform
-            global::System.Array.Empty<string>(), // Sec-WebSocket-Key
-            new string[] { "13" }, // Sec-WebSocket-Version
-            new string[] { "permessage-deflate; client_max_window_bits" }, // Sec-WebSocket-Extensions
-            global::System.Array.Empty<string>(), // Sec-WebSocket-Protocol
-            global::System.Array.Empty<string>(), // traceparent
-            global::System.Array.Empty<string>(), // tracestate
-            global::System.Array.Empty<string>(), // baggage
-            new string[] { "u=0, i", "u=1", "u=0", "u=1, i" }, // Priority
-            global::System.Array.Empty<string>(), // Keep-Alive
-        };
-
-        private ulong _bits;
-
-        // Bit i set: the slot of header i holds exactly _previous[i], the last value string parsed for it on this
-        // connection, so an equal value of the next request only sets its bit: no string, no store.
-        private ulong _reusable;
-        private long? _contentLength;
-        private string? _contentLengthText;
-        private long _contentLengthTextValue;
-        private PreviousValues _previous;
-        private global::System.Collections.Generic.Dictionary<string, global::Microsoft.Extensions.Primitives.StringValues>? _unknown;
-        private global::Microsoft.Extensions.Primitives.StringValues _Accept;
-        private global::Microsoft.Extensions.Primitives.StringValues _Host;
-        private global::Microsoft.Extensions.Primitives.StringValues _UserAgent;
-        private global::Microsoft.Extensions.Primitives.StringValues _Connection;
-        private global::Microsoft.Extensions.Primitives.StringValues _AcceptEncoding;
-        private global::Microsoft.Extensions.Primitives.StringValues _AcceptLanguage;
-        private global::Microsoft.Extensions.Primitives.StringValues _ContentType;
-        private global::Microsoft.Extensions.Primitives.StringValues _Cookie;
-        private global::Microsoft.Extensions.Primitives.StringValues _Authorization;
-        private global::Microsoft.Extensions.Primitives.StringValues _CacheControl;
-        private global::Microsoft.Extensions.Primitives.StringValues _Pragma;
-        private global::Microsoft.Extensions.Primitives.StringValues _Referer;
-        private global::Microsoft.Extensions.Primitives.StringValues _Origin;
-        private global::Microsoft.Extensions.Primitives.StringValues _UpgradeInsecureRequests;
-        private global::Microsoft.Extensions.Primitives.StringValues _TransferEncoding;
-        private global::Microsoft.Extensions.Primitives.StringValues _Expect;
-        private global::Microsoft.Extensions.Primitives.StringValues _IfModifiedSince;
-        private global::Microsoft.Extensions.Primitives.StringValues _IfNoneMatch;
-        private global::Microsoft.Extensions.Primitives.StringValues _IfMatch;
-        private global::Microsoft.Extensions.Primitives.StringValues _IfRange;
-        private global::Microsoft.Extensions.Primitives.StringValues _IfUnmodifiedSince;
-        private global::Microsoft.Extensions.Primitives.StringValues _Range;
-        private global::Microsoft.Extensions.Primitives.StringValues _Te;
-        private global::Microsoft.Extensions.Primitives.StringValues _Trailer;
-        private global::Microsoft.Extensions.Primitives.StringValues _Upgrade;
-        private global::Microsoft.Extensions.Primitives.StringValues _Via;
-        private global::Microsoft.Extensions.Primitives.StringValues _MaxForwards;
-        private global::Microsoft.Extensions.Primitives.StringValues _ProxyAuthorization;
-        private global::Microsoft.Extensions.Primitives.StringValues _Dnt;
-        private global::Microsoft.Extensions.Primitives.StringValues _Forwarded;
-        private global::Microsoft.Extensions.Primitives.StringValues _XForwardedFor;
-        private global::Microsoft.Extensions.Primitives.StringValues _XForwardedProto;
-        private global::Microsoft.Extensions.Primitives.StringValues _XForwardedHost;
-        private global::Microsoft.Extensions.Primitives.StringValues _XRequestedWith;
-        private global::Microsoft.Extensions.Primitives.StringValues _XRealIp;
-        private global::Microsoft.Extensions.Primitives.StringValues _AccessControlRequestMethod;
-        private global::Microsoft.Extensions.Primitives.StringValues _AccessControlRequestHeaders;
-        private global::Microsoft.Extensions.Primitives.StringValues _SecFetchSite;
-        private global::Microsoft.Extensions.Primitives.StringValues _SecFetchMode;
-        private global::Microsoft.Extensions.Primitives.StringValues _SecFetchDest;
-        private global::Microsoft.Extensions.Primitives.StringValues _SecFetchUser;
-        private global::Microsoft.Extensions.Primitives.StringValues _SecChUa;
-        private global::Microsoft.Extensions.Primitives.StringValues _SecChUaMobile;
-        private global::Microsoft.Extensions.Primitives.StringValues _SecChUaPlatform;
-        private global::Microsoft.Extensions.Primitives.StringValues _SecWebSocketKey;
-        private global::Microsoft.Extensions.Primitives.StringValues _SecWebSocketVersion;
-        private global::Microsoft.Extensions.Primitives.StringValues _SecWebSocketExtensions;
-        private global::Microsoft.Extensions.Primitives.StringValues _SecWebSocketProtocol;
-        private global::Microsoft.Extensions.Primitives.StringValues _Traceparent;
-        private global::Microsoft.Extensions.Primitives.StringValues _Tracestate;
-        private global::Microsoft.Extensions.Primitives.StringValues _Baggage;
-        private global::Microsoft.Extensions.Primitives.StringValues _Priority;
-        private global::Microsoft.Extensions.Primitives.StringValues _KeepAlive;
+        /// <summary>The known headers of the schema in bit order, with the values a parsed request reuses.</summary>
+        internal static readonly global::Falconet.Http.HeaderTable Table = new global::Falconet.Http.HeaderTable(
+            new global::Falconet.Http.KnownHeader[]
+            {
+                new global::Falconet.Http.KnownHeader("Accept", "*/*", "application/json", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"),
+                new global::Falconet.Http.KnownHeader("Host"),
+                new global::Falconet.Http.KnownHeader("User-Agent"),
+                new global::Falconet.Http.KnownHeader("Connection", "keep-alive", "close", "Upgrade", "Keep-Alive"),
+                new global::Falconet.Http.KnownHeader("Accept-Encoding", "gzip, deflate, br, zstd", "gzip, deflate, br", "gzip, deflate", "gzip", "identity"),
+                new global::Falconet.Http.KnownHeader("Accept-Language", "en-US,en;q=0.9", "en-US,en;q=0.5", "en-US", "en"),
+                new global::Falconet.Http.KnownHeader("Content-Type", "application/json", "application/json; charset=utf-8", "application/x-www-form-urlencoded", "text/plain", "text/plain; charset=utf-8", "application/octet-stream"),
+                new global::Falconet.Http.KnownHeader("Cookie"),
+                new global::Falconet.Http.KnownHeader("Authorization"),
+                new global::Falconet.Http.KnownHeader("Cache-Control", "no-cache", "max-age=0", "no-store"),
+                new global::Falconet.Http.KnownHeader("Pragma", "no-cache"),
+                new global::Falconet.Http.KnownHeader("Referer"),
+                new global::Falconet.Http.KnownHeader("Origin"),
+                new global::Falconet.Http.KnownHeader("Upgrade-Insecure-Requests", "1"),
+                new global::Falconet.Http.KnownHeader("Transfer-Encoding", "chunked"),
+                new global::Falconet.Http.KnownHeader("Expect", "100-continue"),
+                new global::Falconet.Http.KnownHeader("If-Modified-Since"),
+                new global::Falconet.Http.KnownHeader("If-None-Match"),
+                new global::Falconet.Http.KnownHeader("If-Match"),
+                new global::Falconet.Http.KnownHeader("If-Range"),
+                new global::Falconet.Http.KnownHeader("If-Unmodified-Since"),
+                new global::Falconet.Http.KnownHeader("Range"),
+                new global::Falconet.Http.KnownHeader("TE", "trailers"),
+                new global::Falconet.Http.KnownHeader("Trailer"),
+                new global::Falconet.Http.KnownHeader("Upgrade", "websocket", "h2c"),
+                new global::Falconet.Http.KnownHeader("Via"),
+                new global::Falconet.Http.KnownHeader("Max-Forwards"),
+                new global::Falconet.Http.KnownHeader("Proxy-Authorization"),
+                new global::Falconet.Http.KnownHeader("DNT", "1", "0"),
+                new global::Falconet.Http.KnownHeader("Forwarded"),
+                new global::Falconet.Http.KnownHeader("X-Forwarded-For"),
+                new global::Falconet.Http.KnownHeader("X-Forwarded-Proto", "https", "http"),
+                new global::Falconet.Http.KnownHeader("X-Forwarded-Host"),
+                new global::Falconet.Http.KnownHeader("X-Requested-With", "XMLHttpRequest"),
+                new global::Falconet.Http.KnownHeader("X-Real-IP"),
+                new global::Falconet.Http.KnownHeader("Access-Control-Request-Method", "GET", "POST", "PUT", "DELETE", "PATCH"),
+                new global::Falconet.Http.KnownHeader("Access-Control-Request-Headers", "content-type", "authorization"),
+                new global::Falconet.Http.KnownHeader("Sec-Fetch-Site", "same-origin", "same-site", "cross-site", "none"),
+                new global::Falconet.Http.KnownHeader("Sec-Fetch-Mode", "navigate", "cors", "no-cors", "same-origin", "websocket"),
+                new global::Falconet.Http.KnownHeader("Sec-Fetch-Dest", "document", "empty", "image", "script", "style", "iframe", "font"),
+                new global::Falconet.Http.KnownHeader("Sec-Fetch-User", "?1"),
+                new global::Falconet.Http.KnownHeader("Sec-CH-UA"),
+                new global::Falconet.Http.KnownHeader("Sec-CH-UA-Mobile", "?0", "?1"),
+                new global::Falconet.Http.KnownHeader("Sec-CH-UA-Platform", "\"Windows\"", "\"macOS\"", "\"Linux\"", "\"Android\"", "\"iOS\""),
+                new global::Falconet.Http.KnownHeader("Sec-WebSocket-Key"),
+                new global::Falconet.Http.KnownHeader("Sec-WebSocket-Version", "13"),
+                new global::Falconet.Http.KnownHeader("Sec-WebSocket-Extensions", "permessage-deflate; client_max_window_bits"),
+                new global::Falconet.Http.KnownHeader("Sec-WebSocket-Protocol"),
+                new global::Falconet.Http.KnownHeader("traceparent"),
+                new global::Falconet.Http.KnownHeader("tracestate"),
+                new global::Falconet.Http.KnownHeader("baggage"),
+                new global::Falconet.Http.KnownHeader("Priority", "u=0, i", "u=1", "u=0", "u=1, i"),
+                new global::Falconet.Http.KnownHeader("Keep-Alive"),
+            });
 
         /// <summary>The "Accept" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Accept
         {
-            get => (_bits & (1UL << 0)) != 0 ? _Accept : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 0);
-                }
-                else
-                {
-                    _Accept = value;
-                    _bits |= (1UL << 0);
-                    _reusable &= ~(1UL << 0);
-                }
-            }
+            get => GetKnown(0);
+            set => SetKnown(0, value);
         }
 
         /// <summary>The "Host" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Host
         {
-            get => (_bits & (1UL << 1)) != 0 ? _Host : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 1);
-                }
-                else
-                {
-                    _Host = value;
-                    _bits |= (1UL << 1);
-                    _reusable &= ~(1UL << 1);
-                }
-            }
+            get => GetKnown(1);
+            set => SetKnown(1, value);
         }
 
         /// <summary>The "User-Agent" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues UserAgent
         {
-            get => (_bits & (1UL << 2)) != 0 ? _UserAgent : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 2);
-                }
-                else
-                {
-                    _UserAgent = value;
-                    _bits |= (1UL << 2);
-                    _reusable &= ~(1UL << 2);
-                }
-            }
+            get => GetKnown(2);
+            set => SetKnown(2, value);
         }
 
         /// <summary>The "Connection" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Connection
         {
-            get => (_bits & (1UL << 3)) != 0 ? _Connection : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 3);
-                }
-                else
-                {
-                    _Connection = value;
-                    _bits |= (1UL << 3);
-                    _reusable &= ~(1UL << 3);
-                }
-            }
+            get => GetKnown(3);
+            set => SetKnown(3, value);
         }
 
         /// <summary>The "Accept-Encoding" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AcceptEncoding
         {
-            get => (_bits & (1UL << 4)) != 0 ? _AcceptEncoding : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 4);
-                }
-                else
-                {
-                    _AcceptEncoding = value;
-                    _bits |= (1UL << 4);
-                    _reusable &= ~(1UL << 4);
-                }
-            }
+            get => GetKnown(4);
+            set => SetKnown(4, value);
         }
 
         /// <summary>The "Accept-Language" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AcceptLanguage
         {
-            get => (_bits & (1UL << 5)) != 0 ? _AcceptLanguage : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 5);
-                }
-                else
-                {
-                    _AcceptLanguage = value;
-                    _bits |= (1UL << 5);
-                    _reusable &= ~(1UL << 5);
-                }
-            }
+            get => GetKnown(5);
+            set => SetKnown(5, value);
         }
 
         /// <summary>The "Content-Type" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ContentType
         {
-            get => (_bits & (1UL << 6)) != 0 ? _ContentType : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 6);
-                }
-                else
-                {
-                    _ContentType = value;
-                    _bits |= (1UL << 6);
-                    _reusable &= ~(1UL << 6);
-                }
-            }
+            get => GetKnown(6);
+            set => SetKnown(6, value);
         }
 
         /// <summary>The "Cookie" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Cookie
         {
-            get => (_bits & (1UL << 7)) != 0 ? _Cookie : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 7);
-                }
-                else
-                {
-                    _Cookie = value;
-                    _bits |= (1UL << 7);
-                    _reusable &= ~(1UL << 7);
-                }
-            }
+            get => GetKnown(7);
+            set => SetKnown(7, value);
         }
 
         /// <summary>The "Authorization" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Authorization
         {
-            get => (_bits & (1UL << 8)) != 0 ? _Authorization : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 8);
-                }
-                else
-                {
-                    _Authorization = value;
-                    _bits |= (1UL << 8);
-                    _reusable &= ~(1UL << 8);
-                }
-            }
+            get => GetKnown(8);
+            set => SetKnown(8, value);
         }
 
         /// <summary>The "Cache-Control" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues CacheControl
         {
-            get => (_bits & (1UL << 9)) != 0 ? _CacheControl : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 9);
-                }
-                else
-                {
-                    _CacheControl = value;
-                    _bits |= (1UL << 9);
-                    _reusable &= ~(1UL << 9);
-                }
-            }
+            get => GetKnown(9);
+            set => SetKnown(9, value);
         }
 
         /// <summary>The "Pragma" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Pragma
         {
-            get => (_bits & (1UL << 10)) != 0 ? _Pragma : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 10);
-                }
-                else
-                {
-                    _Pragma = value;
-                    _bits |= (1UL << 10);
-                    _reusable &= ~(1UL << 10);
-                }
-            }
+            get => GetKnown(10);
+            set => SetKnown(10, value);
         }
 
         /// <summary>The "Referer" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Referer
         {
-            get => (_bits & (1UL << 11)) != 0 ? _Referer : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 11);
-                }
-                else
-                {
-                    _Referer = value;
-                    _bits |= (1UL << 11);
-                    _reusable &= ~(1UL << 11);
-                }
-            }
+            get => GetKnown(11);
+            set => SetKnown(11, value);
         }
 
         /// <summary>The "Origin" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Origin
         {
-            get => (_bits & (1UL << 12)) != 0 ? _Origin : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 12);
-                }
-                else
-                {
-                    _Origin = value;
-                    _bits |= (1UL << 12);
-                    _reusable &= ~(1UL << 12);
-                }
-            }
+            get => GetKnown(12);
+            set => SetKnown(12, value);
         }
 
         /// <summary>The "Upgrade-Insecure-Requests" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues UpgradeInsecureRequests
         {
-            get => (_bits & (1UL << 13)) != 0 ? _UpgradeInsecureRequests : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 13);
-                }
-                else
-                {
-                    _UpgradeInsecureRequests = value;
-                    _bits |= (1UL << 13);
-                    _reusable &= ~(1UL << 13);
-                }
-            }
+            get => GetKnown(13);
+            set => SetKnown(13, value);
         }
 
         /// <summary>The "Transfer-Encoding" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues TransferEncoding
         {
-            get => (_bits & (1UL << 14)) != 0 ? _TransferEncoding : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 14);
-                }
-                else
-                {
-                    _TransferEncoding = value;
-                    _bits |= (1UL << 14);
-                    _reusable &= ~(1UL << 14);
-                }
-            }
+            get => GetKnown(14);
+            set => SetKnown(14, value);
         }
 
         /// <summary>The "Expect" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Expect
         {
-            get => (_bits & (1UL << 15)) != 0 ? _Expect : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 15);
-                }
-                else
-                {
-                    _Expect = value;
-                    _bits |= (1UL << 15);
-                    _reusable &= ~(1UL << 15);
-                }
-            }
+            get => GetKnown(15);
+            set => SetKnown(15, value);
         }
 
         /// <summary>The "If-Modified-Since" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues IfModifiedSince
         {
-            get => (_bits & (1UL << 16)) != 0 ? _IfModifiedSince : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 16);
-                }
-                else
-                {
-                    _IfModifiedSince = value;
-                    _bits |= (1UL << 16);
-                    _reusable &= ~(1UL << 16);
-                }
-            }
+            get => GetKnown(16);
+            set => SetKnown(16, value);
         }
 
         /// <summary>The "If-None-Match" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues IfNoneMatch
         {
-            get => (_bits & (1UL << 17)) != 0 ? _IfNoneMatch : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 17);
-                }
-                else
-                {
-                    _IfNoneMatch = value;
-                    _bits |= (1UL << 17);
-                    _reusable &= ~(1UL << 17);
-                }
-            }
+            get => GetKnown(17);
+            set => SetKnown(17, value);
         }
 
         /// <summary>The "If-Match" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues IfMatch
         {
-            get => (_bits & (1UL << 18)) != 0 ? _IfMatch : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 18);
-                }
-                else
-                {
-                    _IfMatch = value;
-                    _bits |= (1UL << 18);
-                    _reusable &= ~(1UL << 18);
-                }
-            }
+            get => GetKnown(18);
+            set => SetKnown(18, value);
         }
 
         /// <summary>The "If-Range" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues IfRange
         {
-            get => (_bits & (1UL << 19)) != 0 ? _IfRange : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 19);
-                }
-                else
-                {
-                    _IfRange = value;
-                    _bits |= (1UL << 19);
-                    _reusable &= ~(1UL << 19);
-                }
-            }
+            get => GetKnown(19);
+            set => SetKnown(19, value);
         }
 
         /// <summary>The "If-Unmodified-Since" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues IfUnmodifiedSince
         {
-            get => (_bits & (1UL << 20)) != 0 ? _IfUnmodifiedSince : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 20);
-                }
-                else
-                {
-                    _IfUnmodifiedSince = value;
-                    _bits |= (1UL << 20);
-                    _reusable &= ~(1UL << 20);
-                }
-            }
+            get => GetKnown(20);
+            set => SetKnown(20, value);
         }
 
         /// <summary>The "Range" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Range
         {
-            get => (_bits & (1UL << 21)) != 0 ? _Range : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 21);
-                }
-                else
-                {
-                    _Range = value;
-                    _bits |= (1UL << 21);
-                    _reusable &= ~(1UL << 21);
-                }
-            }
+            get => GetKnown(21);
+            set => SetKnown(21, value);
         }
 
         /// <summary>The "TE" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Te
         {
-            get => (_bits & (1UL << 22)) != 0 ? _Te : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 22);
-                }
-                else
-                {
-                    _Te = value;
-                    _bits |= (1UL << 22);
-                    _reusable &= ~(1UL << 22);
-                }
-            }
+            get => GetKnown(22);
+            set => SetKnown(22, value);
         }
 
         /// <summary>The "Trailer" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Trailer
         {
-            get => (_bits & (1UL << 23)) != 0 ? _Trailer : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 23);
-                }
-                else
-                {
-                    _Trailer = value;
-                    _bits |= (1UL << 23);
-                    _reusable &= ~(1UL << 23);
-                }
-            }
+            get => GetKnown(23);
+            set => SetKnown(23, value);
         }
 
         /// <summary>The "Upgrade" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Upgrade
         {
-            get => (_bits & (1UL << 24)) != 0 ? _Upgrade : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 24);
-                }
-                else
-                {
-                    _Upgrade = value;
-                    _bits |= (1UL << 24);
-                    _reusable &= ~(1UL << 24);
-                }
-            }
+            get => GetKnown(24);
+            set => SetKnown(24, value);
         }
 
         /// <summary>The "Via" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Via
         {
-            get => (_bits & (1UL << 25)) != 0 ? _Via : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 25);
-                }
-                else
-                {
-                    _Via = value;
-                    _bits |= (1UL << 25);
-                    _reusable &= ~(1UL << 25);
-                }
-            }
+            get => GetKnown(25);
+            set => SetKnown(25, value);
         }
 
         /// <summary>The "Max-Forwards" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues MaxForwards
         {
-            get => (_bits & (1UL << 26)) != 0 ? _MaxForwards : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 26);
-                }
-                else
-                {
-                    _MaxForwards = value;
-                    _bits |= (1UL << 26);
-                    _reusable &= ~(1UL << 26);
-                }
-            }
+            get => GetKnown(26);
+            set => SetKnown(26, value);
         }
 
         /// <summary>The "Proxy-Authorization" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ProxyAuthorization
         {
-            get => (_bits & (1UL << 27)) != 0 ? _ProxyAuthorization : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 27);
-                }
-                else
-                {
-                    _ProxyAuthorization = value;
-                    _bits |= (1UL << 27);
-                    _reusable &= ~(1UL << 27);
-                }
-            }
+            get => GetKnown(27);
+            set => SetKnown(27, value);
         }
 
         /// <summary>The "DNT" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Dnt
         {
-            get => (_bits & (1UL << 28)) != 0 ? _Dnt : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 28);
-                }
-                else
-                {
-                    _Dnt = value;
-                    _bits |= (1UL << 28);
-                    _reusable &= ~(1UL << 28);
-                }
-            }
+            get => GetKnown(28);
+            set => SetKnown(28, value);
         }
 
         /// <summary>The "Forwarded" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Forwarded
         {
-            get => (_bits & (1UL << 29)) != 0 ? _Forwarded : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 29);
-                }
-                else
-                {
-                    _Forwarded = value;
-                    _bits |= (1UL << 29);
-                    _reusable &= ~(1UL << 29);
-                }
-            }
+            get => GetKnown(29);
+            set => SetKnown(29, value);
         }
 
         /// <summary>The "X-Forwarded-For" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues XForwardedFor
         {
-            get => (_bits & (1UL << 30)) != 0 ? _XForwardedFor : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 30);
-                }
-                else
-                {
-                    _XForwardedFor = value;
-                    _bits |= (1UL << 30);
-                    _reusable &= ~(1UL << 30);
-                }
-            }
+            get => GetKnown(30);
+            set => SetKnown(30, value);
         }
 
         /// <summary>The "X-Forwarded-Proto" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues XForwardedProto
         {
-            get => (_bits & (1UL << 31)) != 0 ? _XForwardedProto : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 31);
-                }
-                else
-                {
-                    _XForwardedProto = value;
-                    _bits |= (1UL << 31);
-                    _reusable &= ~(1UL << 31);
-                }
-            }
+            get => GetKnown(31);
+            set => SetKnown(31, value);
         }
 
         /// <summary>The "X-Forwarded-Host" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues XForwardedHost
         {
-            get => (_bits & (1UL << 32)) != 0 ? _XForwardedHost : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 32);
-                }
-                else
-                {
-                    _XForwardedHost = value;
-                    _bits |= (1UL << 32);
-                    _reusable &= ~(1UL << 32);
-                }
-            }
+            get => GetKnown(32);
+            set => SetKnown(32, value);
         }
 
         /// <summary>The "X-Requested-With" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues XRequestedWith
         {
-            get => (_bits & (1UL << 33)) != 0 ? _XRequestedWith : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 33);
-                }
-                else
-                {
-                    _XRequestedWith = value;
-                    _bits |= (1UL << 33);
-                    _reusable &= ~(1UL << 33);
-                }
-            }
+            get => GetKnown(33);
+            set => SetKnown(33, value);
         }
 
         /// <summary>The "X-Real-IP" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues XRealIp
         {
-            get => (_bits & (1UL << 34)) != 0 ? _XRealIp : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 34);
-                }
-                else
-                {
-                    _XRealIp = value;
-                    _bits |= (1UL << 34);
-                    _reusable &= ~(1UL << 34);
-                }
-            }
+            get => GetKnown(34);
+            set => SetKnown(34, value);
         }
 
         /// <summary>The "Access-Control-Request-Method" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AccessControlRequestMethod
         {
-            get => (_bits & (1UL << 35)) != 0 ? _AccessControlRequestMethod : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 35);
-                }
-                else
-                {
-                    _AccessControlRequestMethod = value;
-                    _bits |= (1UL << 35);
-                    _reusable &= ~(1UL << 35);
-                }
-            }
+            get => GetKnown(35);
+            set => SetKnown(35, value);
         }
 
         /// <summary>The "Access-Control-Request-Headers" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AccessControlRequestHeaders
         {
-            get => (_bits & (1UL << 36)) != 0 ? _AccessControlRequestHeaders : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 36);
-                }
-                else
-                {
-                    _AccessControlRequestHeaders = value;
-                    _bits |= (1UL << 36);
-                    _reusable &= ~(1UL << 36);
-                }
-            }
+            get => GetKnown(36);
+            set => SetKnown(36, value);
         }
 
         /// <summary>The "Sec-Fetch-Site" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecFetchSite
         {
-            get => (_bits & (1UL << 37)) != 0 ? _SecFetchSite : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 37);
-                }
-                else
-                {
-                    _SecFetchSite = value;
-                    _bits |= (1UL << 37);
-                    _reusable &= ~(1UL << 37);
-                }
-            }
+            get => GetKnown(37);
+            set => SetKnown(37, value);
         }
 
         /// <summary>The "Sec-Fetch-Mode" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecFetchMode
         {
-            get => (_bits & (1UL << 38)) != 0 ? _SecFetchMode : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 38);
-                }
-                else
-                {
-                    _SecFetchMode = value;
-                    _bits |= (1UL << 38);
-                    _reusable &= ~(1UL << 38);
-                }
-            }
+            get => GetKnown(38);
+            set => SetKnown(38, value);
         }
 
         /// <summary>The "Sec-Fetch-Dest" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecFetchDest
         {
-            get => (_bits & (1UL << 39)) != 0 ? _SecFetchDest : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 39);
-                }
-                else
-                {
-                    _SecFetchDest = value;
-                    _bits |= (1UL << 39);
-                    _reusable &= ~(1UL << 39);
-                }
-            }
+            get => GetKnown(39);
+            set => SetKnown(39, value);
         }
 
         /// <summary>The "Sec-Fetch-User" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecFetchUser
         {
-            get => (_bits & (1UL << 40)) != 0 ? _SecFetchUser : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 40);
-                }
-                else
-                {
-                    _SecFetchUser = value;
-                    _bits |= (1UL << 40);
-                    _reusable &= ~(1UL << 40);
-                }
-            }
+            get => GetKnown(40);
+            set => SetKnown(40, value);
         }
 
         /// <summary>The "Sec-CH-UA" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecChUa
         {
-            get => (_bits & (1UL << 41)) != 0 ? _SecChUa : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 41);
-                }
-                else
-                {
-                    _SecChUa = value;
-                    _bits |= (1UL << 41);
-                    _reusable &= ~(1UL << 41);
-                }
-            }
+            get => GetKnown(41);
+            set => SetKnown(41, value);
         }
 
         /// <summary>The "Sec-CH-UA-Mobile" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecChUaMobile
         {
-            get => (_bits & (1UL << 42)) != 0 ? _SecChUaMobile : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 42);
-                }
-                else
-                {
-                    _SecChUaMobile = value;
-                    _bits |= (1UL << 42);
-                    _reusable &= ~(1UL << 42);
-                }
-            }
+            get => GetKnown(42);
+            set => SetKnown(42, value);
         }
 
         /// <summary>The "Sec-CH-UA-Platform" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecChUaPlatform
         {
-            get => (_bits & (1UL << 43)) != 0 ? _SecChUaPlatform : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 43);
-                }
-                else
-                {
-                    _SecChUaPlatform = value;
-                    _bits |= (1UL << 43);
-                    _reusable &= ~(1UL << 43);
-                }
-            }
+            get => GetKnown(43);
+            set => SetKnown(43, value);
         }
 
         /// <summary>The "Sec-WebSocket-Key" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecWebSocketKey
         {
-            get => (_bits & (1UL << 44)) != 0 ? _SecWebSocketKey : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 44);
-                }
-                else
-                {
-                    _SecWebSocketKey = value;
-                    _bits |= (1UL << 44);
-                    _reusable &= ~(1UL << 44);
-                }
-            }
+            get => GetKnown(44);
+            set => SetKnown(44, value);
         }
 
         /// <summary>The "Sec-WebSocket-Version" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecWebSocketVersion
         {
-            get => (_bits & (1UL << 45)) != 0 ? _SecWebSocketVersion : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 45);
-                }
-                else
-                {
-                    _SecWebSocketVersion = value;
-                    _bits |= (1UL << 45);
-                    _reusable &= ~(1UL << 45);
-                }
-            }
+            get => GetKnown(45);
+            set => SetKnown(45, value);
         }
 
         /// <summary>The "Sec-WebSocket-Extensions" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecWebSocketExtensions
         {
-            get => (_bits & (1UL << 46)) != 0 ? _SecWebSocketExtensions : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 46);
-                }
-                else
-                {
-                    _SecWebSocketExtensions = value;
-                    _bits |= (1UL << 46);
-                    _reusable &= ~(1UL << 46);
-                }
-            }
+            get => GetKnown(46);
+            set => SetKnown(46, value);
         }
 
         /// <summary>The "Sec-WebSocket-Protocol" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SecWebSocketProtocol
         {
-            get => (_bits & (1UL << 47)) != 0 ? _SecWebSocketProtocol : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 47);
-                }
-                else
-                {
-                    _SecWebSocketProtocol = value;
-                    _bits |= (1UL << 47);
-                    _reusable &= ~(1UL << 47);
-                }
-            }
+            get => GetKnown(47);
+            set => SetKnown(47, value);
         }
 
         /// <summary>The "traceparent" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Traceparent
         {
-            get => (_bits & (1UL << 48)) != 0 ? _Traceparent : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 48);
-                }
-                else
-                {
-                    _Traceparent = value;
-                    _bits |= (1UL << 48);
-                    _reusable &= ~(1UL << 48);
-                }
-            }
+            get => GetKnown(48);
+            set => SetKnown(48, value);
         }
 
         /// <summary>The "tracestate" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Tracestate
         {
-            get => (_bits & (1UL << 49)) != 0 ? _Tracestate : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 49);
-                }
-                else
-                {
-                    _Tracestate = value;
-                    _bits |= (1UL << 49);
-                    _reusable &= ~(1UL << 49);
-                }
-            }
+            get => GetKnown(49);
+            set => SetKnown(49, value);
         }
 
         /// <summary>The "baggage" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Baggage
         {
-            get => (_bits & (1UL << 50)) != 0 ? _Baggage : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 50);
-                }
-                else
-                {
-                    _Baggage = value;
-                    _bits |= (1UL << 50);
-                    _reusable &= ~(1UL << 50);
-                }
-            }
+            get => GetKnown(50);
+            set => SetKnown(50, value);
         }
 
         /// <summary>The "Priority" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Priority
         {
-            get => (_bits & (1UL << 51)) != 0 ? _Priority : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 51);
-                }
-                else
-                {
-                    _Priority = value;
-                    _bits |= (1UL << 51);
-                    _reusable &= ~(1UL << 51);
-                }
-            }
+            get => GetKnown(51);
+            set => SetKnown(51, value);
         }
 
         /// <summary>The "Keep-Alive" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues KeepAlive
         {
-            get => (_bits & (1UL << 52)) != 0 ? _KeepAlive : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 52);
-                }
-                else
-                {
-                    _KeepAlive = value;
-                    _bits |= (1UL << 52);
-                    _reusable &= ~(1UL << 52);
-                }
-            }
+            get => GetKnown(52);
+            set => SetKnown(52, value);
         }
 
-        /// <summary>The "Content-Length" header as a number; null when absent.</summary>
-        public long? ContentLength
-        {
-            get => _contentLength;
-            set
-            {
-                if (value < 0)
-                {
-                    throw new global::System.ArgumentOutOfRangeException(nameof(value), "Content-Length cannot be negative.");
-                }
-
-                _contentLength = value;
-            }
-        }
-
-        /// <summary>The number of headers: known ones, Content-Length and unknown ones.</summary>
-        public int Count => global::System.Numerics.BitOperations.PopCount(_bits) + (_contentLength.HasValue ? 1 : 0) + (_unknown?.Count ?? 0);
-
-        /// <summary>Always false: the collection is mutable.</summary>
-        public bool IsReadOnly => false;
-
-        /// <summary>The names of the headers present, in enumeration order.</summary>
-        public global::System.Collections.Generic.ICollection<string> Keys
-        {
-            get
-            {
-                var keys = new global::System.Collections.Generic.List<string>(Count);
-                foreach (global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues> pair in this)
-                {
-                    keys.Add(pair.Key);
-                }
-
-                return keys;
-            }
-        }
-
-        /// <summary>The values of the headers present, in enumeration order.</summary>
-        public global::System.Collections.Generic.ICollection<global::Microsoft.Extensions.Primitives.StringValues> Values
-        {
-            get
-            {
-                var values = new global::System.Collections.Generic.List<global::Microsoft.Extensions.Primitives.StringValues>(Count);
-                foreach (global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues> pair in this)
-                {
-                    values.Add(pair.Value);
-                }
-
-                return values;
-            }
-        }
-
-        /// <summary>Gets or replaces a header by name (any case); setting an empty value removes it.</summary>
-        public global::Microsoft.Extensions.Primitives.StringValues this[string key]
-        {
-            get => TryGetValue(key, out global::Microsoft.Extensions.Primitives.StringValues value)
-                ? value
-                : throw new global::System.Collections.Generic.KeyNotFoundException("The header '" + key + "' is not present.");
-            set => SetValue(key, value);
-        }
+        /// <inheritdoc/>
+        public override bool TryAppend(global::System.ReadOnlySpan<byte> name, global::System.ReadOnlySpan<byte> value)
+            => TryAppendMatched(IndexOf(name), name, value);
 
         /// <summary>
-        /// Adds a header from raw bytes: <paramref name="name"/> already validated as a token, <paramref name="value"/>
-        /// trimmed. A known name makes no string; its value reuses a known or the previous request's string when equal.
-        /// Returns false for a Content-Length that is not 1+ digits or that differs from an earlier one.
+        /// The bit index of a header name in any letter case, <see cref="global::Falconet.Http.HeaderTable.ContentLengthIndex"/>,
+        /// or -1: a switch on the length, then masked compares (0xDF per letter byte, 0xFF for the others), so exactly the
+        /// case variants of a name match. The name is already validated as a token.
         /// </summary>
-        public bool TryAppend(global::System.ReadOnlySpan<byte> name, global::System.ReadOnlySpan<byte> value)
-        {
-            int index = IndexOf(name);
-            if ((uint)index < ContentLengthIndex)
-            {
-                // The hot path of a kept-alive connection: the same value as the previous request, still in its slot.
-                ulong bit = 1UL << index;
-                if (((_bits | ~_reusable) & bit) == 0)
-                {
-                    string previous = _previous[index]!;
-                    if (previous.Length == value.Length && global::System.Text.Ascii.Equals(value, previous))
-                    {
-                        _bits |= bit;
-                        return true;
-                    }
-                }
-
-                AppendKnown(index, value);
-                return true;
-            }
-
-            if (index == ContentLengthIndex)
-            {
-                if (!global::Falconet.Http.HeaderHelpers.TryParseContentLength(value, out long length)
-                    || (_contentLength.HasValue && _contentLength.GetValueOrDefault() != length))
-                {
-                    return false;
-                }
-
-                _contentLength = length;
-                return true;
-            }
-
-            AppendUnknown(name, value);
-            return true;
-        }
-
-        /// <summary>Adds a header from raw bytes like <see cref="TryAppend"/>; throws <see cref="global::System.FormatException"/> where it returns false.</summary>
-        public void Append(global::System.ReadOnlySpan<byte> name, global::System.ReadOnlySpan<byte> value)
-        {
-            if (!TryAppend(name, value))
-            {
-                throw new global::System.FormatException("Invalid Content-Length header value.");
-            }
-        }
-
-        /// <summary>Removes every header but keeps this object, its dictionary and the values for reuse by the next request.</summary>
-        public void Clear()
-        {
-            _bits = 0;
-            _contentLength = null;
-            _unknown?.Clear();
-        }
-
-        /// <summary>Gets a header by name (any case).</summary>
-        public bool TryGetValue(string key, out global::Microsoft.Extensions.Primitives.StringValues value)
-        {
-            int index = IndexOf(key);
-            if ((uint)index < ContentLengthIndex)
-            {
-                if ((_bits & (1UL << index)) != 0)
-                {
-                    value = Slot(index);
-                    return true;
-                }
-            }
-            else if (index == ContentLengthIndex)
-            {
-                if (_contentLength is long length)
-                {
-                    value = ContentLengthText(length);
-                    return true;
-                }
-            }
-            else if (_unknown is not null && _unknown.TryGetValue(key, out value))
-            {
-                return true;
-            }
-
-            value = default;
-            return false;
-        }
-
-        /// <summary>True when the header is present.</summary>
-        public bool ContainsKey(string key) => TryGetValue(key, out _);
-
-        /// <summary>Adds a header that is not present yet.</summary>
-        public void Add(string key, global::Microsoft.Extensions.Primitives.StringValues value)
-        {
-            if (ContainsKey(key))
-            {
-                throw new global::System.ArgumentException("The header '" + key + "' is already present.", nameof(key));
-            }
-
-            SetValue(key, value);
-        }
-
-        /// <summary>Removes a header by name (any case).</summary>
-        public bool Remove(string key)
-        {
-            int index = IndexOf(key);
-            if ((uint)index < ContentLengthIndex)
-            {
-                ulong bit = 1UL << index;
-                bool present = (_bits & bit) != 0;
-                _bits &= ~bit;
-                return present;
-            }
-
-            if (index == ContentLengthIndex)
-            {
-                bool present = _contentLength.HasValue;
-                _contentLength = null;
-                return present;
-            }
-
-            return _unknown is not null && _unknown.Remove(key);
-        }
-
-        /// <summary>Enumerates known headers by bit, then Content-Length, then unknown headers, without allocating.</summary>
-        public Enumerator GetEnumerator() => new Enumerator(this);
-
-        void global::System.Collections.Generic.ICollection<global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>>.Add(global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues> item) => Add(item.Key, item.Value);
-
-        bool global::System.Collections.Generic.ICollection<global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>>.Contains(global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues> item) =>
-            TryGetValue(item.Key, out global::Microsoft.Extensions.Primitives.StringValues value) && value == item.Value;
-
-        void global::System.Collections.Generic.ICollection<global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>>.CopyTo(global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>[] array, int arrayIndex)
-        {
-            global::System.ArgumentNullException.ThrowIfNull(array);
-            if (arrayIndex < 0 || arrayIndex > array.Length - Count)
-            {
-                throw new global::System.ArgumentOutOfRangeException(nameof(arrayIndex));
-            }
-
-            foreach (global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues> pair in this)
-            {
-                array[arrayIndex++] = pair;
-            }
-        }
-
-        bool global::System.Collections.Generic.ICollection<global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>>.Remove(global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues> item) =>
-            TryGetValue(item.Key, out global::Microsoft.Extensions.Primitives.StringValues value) && value == item.Value && Remove(item.Key);
-
-        global::System.Collections.Generic.IEnumerator<global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>> global::System.Collections.Generic.IEnumerable<global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>>.GetEnumerator() => GetEnumerator();
-
-        global::System.Collections.IEnumerator global::System.Collections.IEnumerable.GetEnumerator() => GetEnumerator();
-
-        private void SetValue(string key, global::Microsoft.Extensions.Primitives.StringValues value)
-        {
-            global::System.ArgumentNullException.ThrowIfNull(key);
-            int index = IndexOf(key);
-            if ((uint)index < ContentLengthIndex)
-            {
-                ulong bit = 1UL << index;
-                if (value.Count == 0)
-                {
-                    _bits &= ~bit;
-                }
-                else
-                {
-                    Slot(index) = value;
-                    _bits |= bit;
-                    _reusable &= ~bit;
-                }
-            }
-            else if (index == ContentLengthIndex)
-            {
-                _contentLength = value.Count == 0 ? null : global::Falconet.Http.HeaderHelpers.ParseContentLength(value);
-            }
-            else if (value.Count == 0)
-            {
-                _unknown?.Remove(key);
-            }
-            else
-            {
-                _unknown ??= new global::System.Collections.Generic.Dictionary<string, global::Microsoft.Extensions.Primitives.StringValues>(global::System.StringComparer.OrdinalIgnoreCase);
-                _unknown[key] = value;
-            }
-        }
-
-        // Content-Length as text for the dictionary surface, formatted once per distinct value rather than on every read.
-        private string ContentLengthText(long length)
-        {
-            if (_contentLengthText is null || _contentLengthTextValue != length)
-            {
-                _contentLengthText = global::Falconet.Http.HeaderHelpers.FormatContentLength(length);
-                _contentLengthTextValue = length;
-            }
-
-            return _contentLengthText;
-        }
-
-        // A known header whose value is not the one still in its slot: reuse the previous or a known string when equal, else
-        // make one; a repeated header joins the values already present.
-        [global::System.Runtime.CompilerServices.MethodImpl(global::System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
-        private void AppendKnown(int index, global::System.ReadOnlySpan<byte> value)
-        {
-            ulong bit = 1UL << index;
-            ref global::Microsoft.Extensions.Primitives.StringValues slot = ref Slot(index);
-            ref string? previous = ref _previous[index];
-
-            // When TryAppend's fast path ran (first value, slot still holding the previous string), it has already
-            // found the previous string unequal: compare it again only when that path did not run.
-            bool previousCompared = ((_bits | ~_reusable) & bit) == 0;
-            string text = !previousCompared && previous is not null && previous.Length == value.Length && global::System.Text.Ascii.Equals(value, previous)
-                ? previous
-                : global::Falconet.Http.HeaderHelpers.GetValueString(value, s_knownValues[index]);
-            if ((_bits & bit) == 0)
-            {
-                slot = text;
-                previous = text;
-                _reusable |= bit;
-                _bits |= bit;
-            }
-            else
-            {
-                slot = global::Microsoft.Extensions.Primitives.StringValues.Concat(slot, text);
-                _reusable &= ~bit;
-            }
-        }
-
-        private void AppendUnknown(global::System.ReadOnlySpan<byte> name, global::System.ReadOnlySpan<byte> value)
-        {
-            _unknown ??= new global::System.Collections.Generic.Dictionary<string, global::Microsoft.Extensions.Primitives.StringValues>(global::System.StringComparer.OrdinalIgnoreCase);
-            string key = global::System.Text.Encoding.Latin1.GetString(name);
-            string text = global::System.Text.Encoding.Latin1.GetString(value);
-            ref global::Microsoft.Extensions.Primitives.StringValues slot = ref global::System.Runtime.InteropServices.CollectionsMarshal.GetValueRefOrAddDefault(_unknown, key, out bool exists);
-            slot = exists ? global::Microsoft.Extensions.Primitives.StringValues.Concat(slot, text) : new global::Microsoft.Extensions.Primitives.StringValues(text);
-        }
-
-        private ref global::Microsoft.Extensions.Primitives.StringValues Slot(int index)
-        {
-            switch (index)
-            {
-                case 0:
-                    return ref _Accept;
-                case 1:
-                    return ref _Host;
-                case 2:
-                    return ref _UserAgent;
-                case 3:
-                    return ref _Connection;
-                case 4:
-                    return ref _AcceptEncoding;
-                case 5:
-                    return ref _AcceptLanguage;
-                case 6:
-                    return ref _ContentType;
-                case 7:
-                    return ref _Cookie;
-                case 8:
-                    return ref _Authorization;
-                case 9:
-                    return ref _CacheControl;
-                case 10:
-                    return ref _Pragma;
-                case 11:
-                    return ref _Referer;
-                case 12:
-                    return ref _Origin;
-                case 13:
-                    return ref _UpgradeInsecureRequests;
-                case 14:
-                    return ref _TransferEncoding;
-                case 15:
-                    return ref _Expect;
-                case 16:
-                    return ref _IfModifiedSince;
-                case 17:
-                    return ref _IfNoneMatch;
-                case 18:
-                    return ref _IfMatch;
-                case 19:
-                    return ref _IfRange;
-                case 20:
-                    return ref _IfUnmodifiedSince;
-                case 21:
-                    return ref _Range;
-                case 22:
-                    return ref _Te;
-                case 23:
-                    return ref _Trailer;
-                case 24:
-                    return ref _Upgrade;
-                case 25:
-                    return ref _Via;
-                case 26:
-                    return ref _MaxForwards;
-                case 27:
-                    return ref _ProxyAuthorization;
-                case 28:
-                    return ref _Dnt;
-                case 29:
-                    return ref _Forwarded;
-                case 30:
-                    return ref _XForwardedFor;
-                case 31:
-                    return ref _XForwardedProto;
-                case 32:
-                    return ref _XForwardedHost;
-                case 33:
-                    return ref _XRequestedWith;
-                case 34:
-                    return ref _XRealIp;
-                case 35:
-                    return ref _AccessControlRequestMethod;
-                case 36:
-                    return ref _AccessControlRequestHeaders;
-                case 37:
-                    return ref _SecFetchSite;
-                case 38:
-                    return ref _SecFetchMode;
-                case 39:
-                    return ref _SecFetchDest;
-                case 40:
-                    return ref _SecFetchUser;
-                case 41:
-                    return ref _SecChUa;
-                case 42:
-                    return ref _SecChUaMobile;
-                case 43:
-                    return ref _SecChUaPlatform;
-                case 44:
-                    return ref _SecWebSocketKey;
-                case 45:
-                    return ref _SecWebSocketVersion;
-                case 46:
-                    return ref _SecWebSocketExtensions;
-                case 47:
-                    return ref _SecWebSocketProtocol;
-                case 48:
-                    return ref _Traceparent;
-                case 49:
-                    return ref _Tracestate;
-                case 50:
-                    return ref _Baggage;
-                case 51:
-                    return ref _Priority;
-                case 52:
-                    return ref _KeepAlive;
-                default:
-                    return ref global::System.Runtime.CompilerServices.Unsafe.NullRef<global::Microsoft.Extensions.Primitives.StringValues>();
-            }
-        }
-
-        // Bit index of a known header name in any letter case, ContentLengthIndex, or -1 (internal for benchmarks): a switch on the length, then
-        // masked compares (0xDF per letter byte, 0xFF for the others), so exactly the case variants of a name match.
         internal static int IndexOf(global::System.ReadOnlySpan<byte> name)
         {
             ref byte start = ref global::System.Runtime.InteropServices.MemoryMarshal.GetReference(name);
@@ -1617,10 +454,10 @@ namespace Falconet.Http
             {
                 case 2:
                 {
-                    ushort r0 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 0);
+                    ushort r0 = global::Falconet.Http.MatcherReads.Read16(ref start, 0);
                     if ((r0 & 0xDFDF) == 0x4554) // "te" bytes 0..1, case-insensitive
                     {
-                        return 22;
+                        return 22; // TE
                     }
 
                     return -1;
@@ -1628,18 +465,18 @@ namespace Falconet.Http
 
                 case 3:
                 {
-                    ushort r0 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 0);
-                    byte r1 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 2);
+                    ushort r0 = global::Falconet.Http.MatcherReads.Read16(ref start, 0);
+                    byte r1 = global::Falconet.Http.MatcherReads.Read8(ref start, 2);
                     if ((r0 & 0xDFDF) == 0x4956 && // "via" bytes 0..1, case-insensitive
                         (r1 & 0xDF) == 0x41) // "via" byte 2, case-insensitive
                     {
-                        return 25;
+                        return 25; // Via
                     }
 
                     if ((r0 & 0xDFDF) == 0x4E44 && // "dnt" bytes 0..1, case-insensitive
                         (r1 & 0xDF) == 0x54) // "dnt" byte 2, case-insensitive
                     {
-                        return 28;
+                        return 28; // DNT
                     }
 
                     return -1;
@@ -1647,10 +484,10 @@ namespace Falconet.Http
 
                 case 4:
                 {
-                    uint r0 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 0);
+                    uint r0 = global::Falconet.Http.MatcherReads.Read32(ref start, 0);
                     if ((r0 & 0xDFDFDFDFu) == 0x54534F48u) // "host" bytes 0..3, case-insensitive
                     {
-                        return 1;
+                        return 1; // Host
                     }
 
                     return -1;
@@ -1658,12 +495,12 @@ namespace Falconet.Http
 
                 case 5:
                 {
-                    uint r0 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 0);
-                    byte r1 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 4);
+                    uint r0 = global::Falconet.Http.MatcherReads.Read32(ref start, 0);
+                    byte r1 = global::Falconet.Http.MatcherReads.Read8(ref start, 4);
                     if ((r0 & 0xDFDFDFDFu) == 0x474E4152u && // "range" bytes 0..3, case-insensitive
                         (r1 & 0xDF) == 0x45) // "range" byte 4, case-insensitive
                     {
-                        return 21;
+                        return 21; // Range
                     }
 
                     return -1;
@@ -1671,36 +508,36 @@ namespace Falconet.Http
 
                 case 6:
                 {
-                    uint r0 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 0);
-                    ushort r1 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 4);
+                    uint r0 = global::Falconet.Http.MatcherReads.Read32(ref start, 0);
+                    ushort r1 = global::Falconet.Http.MatcherReads.Read16(ref start, 4);
                     if ((r0 & 0xDFDFDFDFu) == 0x45434341u && // "accept" bytes 0..3, case-insensitive
                         (r1 & 0xDFDF) == 0x5450) // "accept" bytes 4..5, case-insensitive
                     {
-                        return 0;
+                        return 0; // Accept
                     }
 
                     if ((r0 & 0xDFDFDFDFu) == 0x4B4F4F43u && // "cookie" bytes 0..3, case-insensitive
                         (r1 & 0xDFDF) == 0x4549) // "cookie" bytes 4..5, case-insensitive
                     {
-                        return 7;
+                        return 7; // Cookie
                     }
 
                     if ((r0 & 0xDFDFDFDFu) == 0x47415250u && // "pragma" bytes 0..3, case-insensitive
                         (r1 & 0xDFDF) == 0x414D) // "pragma" bytes 4..5, case-insensitive
                     {
-                        return 10;
+                        return 10; // Pragma
                     }
 
                     if ((r0 & 0xDFDFDFDFu) == 0x4749524Fu && // "origin" bytes 0..3, case-insensitive
                         (r1 & 0xDFDF) == 0x4E49) // "origin" bytes 4..5, case-insensitive
                     {
-                        return 12;
+                        return 12; // Origin
                     }
 
                     if ((r0 & 0xDFDFDFDFu) == 0x45505845u && // "expect" bytes 0..3, case-insensitive
                         (r1 & 0xDFDF) == 0x5443) // "expect" bytes 4..5, case-insensitive
                     {
-                        return 15;
+                        return 15; // Expect
                     }
 
                     return -1;
@@ -1708,35 +545,35 @@ namespace Falconet.Http
 
                 case 7:
                 {
-                    uint r0 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 0);
-                    ushort r1 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 4);
-                    byte r2 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 6);
+                    uint r0 = global::Falconet.Http.MatcherReads.Read32(ref start, 0);
+                    ushort r1 = global::Falconet.Http.MatcherReads.Read16(ref start, 4);
+                    byte r2 = global::Falconet.Http.MatcherReads.Read8(ref start, 6);
                     if ((r0 & 0xDFDFDFDFu) == 0x45464552u && // "referer" bytes 0..3, case-insensitive
                         (r1 & 0xDFDF) == 0x4552 && // "referer" bytes 4..5, case-insensitive
                         (r2 & 0xDF) == 0x52) // "referer" byte 6, case-insensitive
                     {
-                        return 11;
+                        return 11; // Referer
                     }
 
                     if ((r0 & 0xDFDFDFDFu) == 0x49415254u && // "trailer" bytes 0..3, case-insensitive
                         (r1 & 0xDFDF) == 0x454C && // "trailer" bytes 4..5, case-insensitive
                         (r2 & 0xDF) == 0x52) // "trailer" byte 6, case-insensitive
                     {
-                        return 23;
+                        return 23; // Trailer
                     }
 
                     if ((r0 & 0xDFDFDFDFu) == 0x52475055u && // "upgrade" bytes 0..3, case-insensitive
                         (r1 & 0xDFDF) == 0x4441 && // "upgrade" bytes 4..5, case-insensitive
                         (r2 & 0xDF) == 0x45) // "upgrade" byte 6, case-insensitive
                     {
-                        return 24;
+                        return 24; // Upgrade
                     }
 
                     if ((r0 & 0xDFDFDFDFu) == 0x47474142u && // "baggage" bytes 0..3, case-insensitive
                         (r1 & 0xDFDF) == 0x4741 && // "baggage" bytes 4..5, case-insensitive
                         (r2 & 0xDF) == 0x45) // "baggage" byte 6, case-insensitive
                     {
-                        return 50;
+                        return 50; // baggage
                     }
 
                     return -1;
@@ -1744,20 +581,20 @@ namespace Falconet.Http
 
                 case 8:
                 {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
+                    ulong r0 = global::Falconet.Http.MatcherReads.Read64(ref start, 0);
                     if ((r0 & 0xDFDFDFDFDFFFDFDFUL) == 0x484354414D2D4649UL) // "if-match" bytes 0..7, case-insensitive
                     {
-                        return 18;
+                        return 18; // If-Match
                     }
 
                     if ((r0 & 0xDFDFDFDFDFFFDFDFUL) == 0x45474E41522D4649UL) // "if-range" bytes 0..7, case-insensitive
                     {
-                        return 19;
+                        return 19; // If-Range
                     }
 
                     if ((r0 & 0xDFDFDFDFDFDFDFDFUL) == 0x595449524F495250UL) // "priority" bytes 0..7, case-insensitive
                     {
-                        return 51;
+                        return 51; // Priority
                     }
 
                     return -1;
@@ -1765,24 +602,24 @@ namespace Falconet.Http
 
                 case 9:
                 {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    byte r1 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 8);
+                    ulong r0 = global::Falconet.Http.MatcherReads.Read64(ref start, 0);
+                    byte r1 = global::Falconet.Http.MatcherReads.Read8(ref start, 8);
                     if ((r0 & 0xDFDFDFDFDFDFDFDFUL) == 0x4544524157524F46UL && // "forwarded" bytes 0..7, case-insensitive
                         (r1 & 0xDF) == 0x44) // "forwarded" byte 8, case-insensitive
                     {
-                        return 29;
+                        return 29; // Forwarded
                     }
 
                     if ((r0 & 0xDFFFDFDFDFDFFFDFUL) == 0x492D4C4145522D58UL && // "x-real-ip" bytes 0..7, case-insensitive
                         (r1 & 0xDF) == 0x50) // "x-real-ip" byte 8, case-insensitive
                     {
-                        return 34;
+                        return 34; // X-Real-IP
                     }
 
                     if ((r0 & 0xDFFFDFDFFFDFDFDFUL) == 0x552D48432D434553UL && // "sec-ch-ua" bytes 0..7, case-insensitive
                         (r1 & 0xDF) == 0x41) // "sec-ch-ua" byte 8, case-insensitive
                     {
-                        return 41;
+                        return 41; // Sec-CH-UA
                     }
 
                     return -1;
@@ -1790,30 +627,30 @@ namespace Falconet.Http
 
                 case 10:
                 {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ushort r1 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 8);
+                    ulong r0 = global::Falconet.Http.MatcherReads.Read64(ref start, 0);
+                    ushort r1 = global::Falconet.Http.MatcherReads.Read16(ref start, 8);
                     if ((r0 & 0xDFDFDFFFDFDFDFDFUL) == 0x4547412D52455355UL && // "user-agent" bytes 0..7, case-insensitive
                         (r1 & 0xDFDF) == 0x544E) // "user-agent" bytes 8..9, case-insensitive
                     {
-                        return 2;
+                        return 2; // User-Agent
                     }
 
                     if ((r0 & 0xDFDFDFDFDFDFDFDFUL) == 0x495443454E4E4F43UL && // "connection" bytes 0..7, case-insensitive
                         (r1 & 0xDFDF) == 0x4E4F) // "connection" bytes 8..9, case-insensitive
                     {
-                        return 3;
+                        return 3; // Connection
                     }
 
                     if ((r0 & 0xDFDFDFDFDFDFDFDFUL) == 0x4154534543415254UL && // "tracestate" bytes 0..7, case-insensitive
                         (r1 & 0xDFDF) == 0x4554) // "tracestate" bytes 8..9, case-insensitive
                     {
-                        return 49;
+                        return 49; // tracestate
                     }
 
                     if ((r0 & 0xDFDFDFFFDFDFDFDFUL) == 0x494C412D5045454BUL && // "keep-alive" bytes 0..7, case-insensitive
                         (r1 & 0xDFDF) == 0x4556) // "keep-alive" bytes 8..9, case-insensitive
                     {
-                        return 52;
+                        return 52; // Keep-Alive
                     }
 
                     return -1;
@@ -1821,14 +658,14 @@ namespace Falconet.Http
 
                 case 11:
                 {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ushort r1 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 8);
-                    byte r2 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 10);
+                    ulong r0 = global::Falconet.Http.MatcherReads.Read64(ref start, 0);
+                    ushort r1 = global::Falconet.Http.MatcherReads.Read16(ref start, 8);
+                    byte r2 = global::Falconet.Http.MatcherReads.Read8(ref start, 10);
                     if ((r0 & 0xDFDFDFDFDFDFDFDFUL) == 0x5241504543415254UL && // "traceparent" bytes 0..7, case-insensitive
                         (r1 & 0xDFDF) == 0x4E45 && // "traceparent" bytes 8..9, case-insensitive
                         (r2 & 0xDF) == 0x54) // "traceparent" byte 10, case-insensitive
                     {
-                        return 48;
+                        return 48; // traceparent
                     }
 
                     return -1;
@@ -1836,18 +673,18 @@ namespace Falconet.Http
 
                 case 12:
                 {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    uint r1 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 8);
+                    ulong r0 = global::Falconet.Http.MatcherReads.Read64(ref start, 0);
+                    uint r1 = global::Falconet.Http.MatcherReads.Read32(ref start, 8);
                     if ((r0 & 0xFFDFDFDFDFDFDFDFUL) == 0x2D544E45544E4F43UL && // "content-type" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFDFDFu) == 0x45505954u) // "content-type" bytes 8..11, case-insensitive
                     {
-                        return 6;
+                        return 6; // Content-Type
                     }
 
                     if ((r0 & 0xDFDFDFDFFFDFDFDFUL) == 0x57524F462D58414DUL && // "max-forwards" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFDFDFu) == 0x53445241u) // "max-forwards" bytes 8..11, case-insensitive
                     {
-                        return 26;
+                        return 26; // Max-Forwards
                     }
 
                     return -1;
@@ -1855,28 +692,28 @@ namespace Falconet.Http
 
                 case 13:
                 {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    uint r1 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 8);
-                    byte r2 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 12);
+                    ulong r0 = global::Falconet.Http.MatcherReads.Read64(ref start, 0);
+                    uint r1 = global::Falconet.Http.MatcherReads.Read32(ref start, 8);
+                    byte r2 = global::Falconet.Http.MatcherReads.Read8(ref start, 12);
                     if ((r0 & 0xDFDFDFDFDFDFDFDFUL) == 0x5A49524F48545541UL && // "authorization" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFDFDFu) == 0x4F495441u && // "authorization" bytes 8..11, case-insensitive
                         (r2 & 0xDF) == 0x4E) // "authorization" byte 12, case-insensitive
                     {
-                        return 8;
+                        return 8; // Authorization
                     }
 
                     if ((r0 & 0xDFDFFFDFDFDFDFDFUL) == 0x4F432D4548434143UL && // "cache-control" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFDFDFu) == 0x4F52544Eu && // "cache-control" bytes 8..11, case-insensitive
                         (r2 & 0xDF) == 0x4C) // "cache-control" byte 12, case-insensitive
                     {
-                        return 9;
+                        return 9; // Cache-Control
                     }
 
                     if ((r0 & 0xFFDFDFDFDFFFDFDFUL) == 0x2D454E4F4E2D4649UL && // "if-none-match" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFDFDFu) == 0x4354414Du && // "if-none-match" bytes 8..11, case-insensitive
                         (r2 & 0xDF) == 0x48) // "if-none-match" byte 12, case-insensitive
                     {
-                        return 17;
+                        return 17; // If-None-Match
                     }
 
                     return -1;
@@ -1884,42 +721,42 @@ namespace Falconet.Http
 
                 case 14:
                 {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    uint r1 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 8);
-                    ushort r2 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 12);
+                    ulong r0 = global::Falconet.Http.MatcherReads.Read64(ref start, 0);
+                    uint r1 = global::Falconet.Http.MatcherReads.Read32(ref start, 8);
+                    ushort r2 = global::Falconet.Http.MatcherReads.Read16(ref start, 12);
                     if ((r0 & 0xDFDFDFDFFFDFDFDFUL) == 0x435445462D434553UL && // "sec-fetch-site" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFFFDFu) == 0x49532D48u && // "sec-fetch-site" bytes 8..11, case-insensitive
                         (r2 & 0xDFDF) == 0x4554) // "sec-fetch-site" bytes 12..13, case-insensitive
                     {
-                        return 37;
+                        return 37; // Sec-Fetch-Site
                     }
 
                     if ((r0 & 0xDFDFDFDFFFDFDFDFUL) == 0x435445462D434553UL && // "sec-fetch-mode" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFFFDFu) == 0x4F4D2D48u && // "sec-fetch-mode" bytes 8..11, case-insensitive
                         (r2 & 0xDFDF) == 0x4544) // "sec-fetch-mode" bytes 12..13, case-insensitive
                     {
-                        return 38;
+                        return 38; // Sec-Fetch-Mode
                     }
 
                     if ((r0 & 0xDFDFDFDFFFDFDFDFUL) == 0x435445462D434553UL && // "sec-fetch-dest" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFFFDFu) == 0x45442D48u && // "sec-fetch-dest" bytes 8..11, case-insensitive
                         (r2 & 0xDFDF) == 0x5453) // "sec-fetch-dest" bytes 12..13, case-insensitive
                     {
-                        return 39;
+                        return 39; // Sec-Fetch-Dest
                     }
 
                     if ((r0 & 0xDFDFDFDFFFDFDFDFUL) == 0x435445462D434553UL && // "sec-fetch-user" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFFFDFu) == 0x53552D48u && // "sec-fetch-user" bytes 8..11, case-insensitive
                         (r2 & 0xDFDF) == 0x5245) // "sec-fetch-user" bytes 12..13, case-insensitive
                     {
-                        return 40;
+                        return 40; // Sec-Fetch-User
                     }
 
                     if ((r0 & 0xFFDFDFDFDFDFDFDFUL) == 0x2D544E45544E4F43UL && // "content-length" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFDFDFu) == 0x474E454Cu && // "content-length" bytes 8..11, case-insensitive
                         (r2 & 0xDFDF) == 0x4854) // "content-length" bytes 12..13, case-insensitive
                     {
-                        return ContentLengthIndex;
+                        return global::Falconet.Http.HeaderTable.ContentLengthIndex; // Content-Length
                     }
 
                     return -1;
@@ -1927,16 +764,16 @@ namespace Falconet.Http
 
                 case 15:
                 {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    uint r1 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 8);
-                    ushort r2 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 12);
-                    byte r3 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 14);
+                    ulong r0 = global::Falconet.Http.MatcherReads.Read64(ref start, 0);
+                    uint r1 = global::Falconet.Http.MatcherReads.Read32(ref start, 8);
+                    ushort r2 = global::Falconet.Http.MatcherReads.Read16(ref start, 12);
+                    byte r3 = global::Falconet.Http.MatcherReads.Read8(ref start, 14);
                     if ((r0 & 0xDFFFDFDFDFDFDFDFUL) == 0x452D545045434341UL && // "accept-encoding" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFDFDFu) == 0x444F434Eu && // "accept-encoding" bytes 8..11, case-insensitive
                         (r2 & 0xDFDF) == 0x4E49 && // "accept-encoding" bytes 12..13, case-insensitive
                         (r3 & 0xDF) == 0x47) // "accept-encoding" byte 14, case-insensitive
                     {
-                        return 4;
+                        return 4; // Accept-Encoding
                     }
 
                     if ((r0 & 0xDFFFDFDFDFDFDFDFUL) == 0x4C2D545045434341UL && // "accept-language" bytes 0..7, case-insensitive
@@ -1944,7 +781,7 @@ namespace Falconet.Http
                         (r2 & 0xDFDF) == 0x4741 && // "accept-language" bytes 12..13, case-insensitive
                         (r3 & 0xDF) == 0x45) // "accept-language" byte 14, case-insensitive
                     {
-                        return 5;
+                        return 5; // Accept-Language
                     }
 
                     if ((r0 & 0xDFDFDFDFDFDFFFDFUL) == 0x524157524F462D58UL && // "x-forwarded-for" bytes 0..7, case-insensitive
@@ -1952,7 +789,7 @@ namespace Falconet.Http
                         (r2 & 0xDFDF) == 0x4F46 && // "x-forwarded-for" bytes 12..13, case-insensitive
                         (r3 & 0xDF) == 0x52) // "x-forwarded-for" byte 14, case-insensitive
                     {
-                        return 30;
+                        return 30; // X-Forwarded-For
                     }
 
                     return -1;
@@ -1960,24 +797,24 @@ namespace Falconet.Http
 
                 case 16:
                 {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
+                    ulong r0 = global::Falconet.Http.MatcherReads.Read64(ref start, 0);
+                    ulong r1 = global::Falconet.Http.MatcherReads.Read64(ref start, 8);
                     if ((r0 & 0xDFDFDFDFDFDFFFDFUL) == 0x524157524F462D58UL && // "x-forwarded-host" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFDFDFFFDFDFDFUL) == 0x54534F482D444544UL) // "x-forwarded-host" bytes 8..15, case-insensitive
                     {
-                        return 32;
+                        return 32; // X-Forwarded-Host
                     }
 
                     if ((r0 & 0xDFDFDFDFDFDFFFDFUL) == 0x5345555145522D58UL && // "x-requested-with" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFDFDFFFDFDFDFUL) == 0x485449572D444554UL) // "x-requested-with" bytes 8..15, case-insensitive
                     {
-                        return 33;
+                        return 33; // X-Requested-With
                     }
 
                     if ((r0 & 0xDFFFDFDFFFDFDFDFUL) == 0x552D48432D434553UL && // "sec-ch-ua-mobile" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFDFDFDFDFFFDFUL) == 0x454C49424F4D2D41UL) // "sec-ch-ua-mobile" bytes 8..15, case-insensitive
                     {
-                        return 42;
+                        return 42; // Sec-CH-UA-Mobile
                     }
 
                     return -1;
@@ -1985,35 +822,35 @@ namespace Falconet.Http
 
                 case 17:
                 {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    byte r2 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 16);
+                    ulong r0 = global::Falconet.Http.MatcherReads.Read64(ref start, 0);
+                    ulong r1 = global::Falconet.Http.MatcherReads.Read64(ref start, 8);
+                    byte r2 = global::Falconet.Http.MatcherReads.Read8(ref start, 16);
                     if ((r0 & 0xDFDFDFDFDFDFDFDFUL) == 0x524546534E415254UL && // "transfer-encoding" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFDFDFDFDFDFFFUL) == 0x4E49444F434E452DUL && // "transfer-encoding" bytes 8..15, case-insensitive
                         (r2 & 0xDF) == 0x47) // "transfer-encoding" byte 16, case-insensitive
                     {
-                        return 14;
+                        return 14; // Transfer-Encoding
                     }
 
                     if ((r0 & 0xDFDFDFDFDFFFDFDFUL) == 0x4649444F4D2D4649UL && // "if-modified-since" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFDFDFFFDFDFDFUL) == 0x434E49532D444549UL && // "if-modified-since" bytes 8..15, case-insensitive
                         (r2 & 0xDF) == 0x45) // "if-modified-since" byte 16, case-insensitive
                     {
-                        return 16;
+                        return 16; // If-Modified-Since
                     }
 
                     if ((r0 & 0xDFDFDFDFDFDFFFDFUL) == 0x524157524F462D58UL && // "x-forwarded-proto" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFDFDFFFDFDFDFUL) == 0x544F52502D444544UL && // "x-forwarded-proto" bytes 8..15, case-insensitive
                         (r2 & 0xDF) == 0x4F) // "x-forwarded-proto" byte 16, case-insensitive
                     {
-                        return 31;
+                        return 31; // X-Forwarded-Proto
                     }
 
                     if ((r0 & 0xDFDFDFDFFFDFDFDFUL) == 0x534245572D434553UL && // "sec-websocket-key" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFFFDFDFDFDFDFUL) == 0x454B2D54454B434FUL && // "sec-websocket-key" bytes 8..15, case-insensitive
                         (r2 & 0xDF) == 0x59) // "sec-websocket-key" byte 16, case-insensitive
                     {
-                        return 44;
+                        return 44; // Sec-WebSocket-Key
                     }
 
                     return -1;
@@ -2021,14 +858,14 @@ namespace Falconet.Http
 
                 case 18:
                 {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    ushort r2 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 16);
+                    ulong r0 = global::Falconet.Http.MatcherReads.Read64(ref start, 0);
+                    ulong r1 = global::Falconet.Http.MatcherReads.Read64(ref start, 8);
+                    ushort r2 = global::Falconet.Http.MatcherReads.Read16(ref start, 16);
                     if ((r0 & 0xDFFFDFDFFFDFDFDFUL) == 0x552D48432D434553UL && // "sec-ch-ua-platform" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFDFDFDFDFFFDFUL) == 0x4F4654414C502D41UL && // "sec-ch-ua-platform" bytes 8..15, case-insensitive
                         (r2 & 0xDFDF) == 0x4D52) // "sec-ch-ua-platform" bytes 16..17, case-insensitive
                     {
-                        return 43;
+                        return 43; // Sec-CH-UA-Platform
                     }
 
                     return -1;
@@ -2036,16 +873,16 @@ namespace Falconet.Http
 
                 case 19:
                 {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    ushort r2 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 16);
-                    byte r3 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 18);
+                    ulong r0 = global::Falconet.Http.MatcherReads.Read64(ref start, 0);
+                    ulong r1 = global::Falconet.Http.MatcherReads.Read64(ref start, 8);
+                    ushort r2 = global::Falconet.Http.MatcherReads.Read16(ref start, 16);
+                    byte r3 = global::Falconet.Http.MatcherReads.Read8(ref start, 18);
                     if ((r0 & 0xDFDFDFDFDFFFDFDFUL) == 0x444F4D4E552D4649UL && // "if-unmodified-since" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFFFDFDFDFDFDFUL) == 0x49532D4445494649UL && // "if-unmodified-since" bytes 8..15, case-insensitive
                         (r2 & 0xDFDF) == 0x434E && // "if-unmodified-since" bytes 16..17, case-insensitive
                         (r3 & 0xDF) == 0x45) // "if-unmodified-since" byte 18, case-insensitive
                     {
-                        return 20;
+                        return 20; // If-Unmodified-Since
                     }
 
                     if ((r0 & 0xDFDFFFDFDFDFDFDFUL) == 0x55412D59584F5250UL && // "proxy-authorization" bytes 0..7, case-insensitive
@@ -2053,7 +890,7 @@ namespace Falconet.Http
                         (r2 & 0xDFDF) == 0x4F49 && // "proxy-authorization" bytes 16..17, case-insensitive
                         (r3 & 0xDF) == 0x4E) // "proxy-authorization" byte 18, case-insensitive
                     {
-                        return 27;
+                        return 27; // Proxy-Authorization
                     }
 
                     return -1;
@@ -2061,16 +898,16 @@ namespace Falconet.Http
 
                 case 21:
                 {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    uint r2 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 16);
-                    byte r3 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 20);
+                    ulong r0 = global::Falconet.Http.MatcherReads.Read64(ref start, 0);
+                    ulong r1 = global::Falconet.Http.MatcherReads.Read64(ref start, 8);
+                    uint r2 = global::Falconet.Http.MatcherReads.Read32(ref start, 16);
+                    byte r3 = global::Falconet.Http.MatcherReads.Read8(ref start, 20);
                     if ((r0 & 0xDFDFDFDFFFDFDFDFUL) == 0x534245572D434553UL && // "sec-websocket-version" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFFFDFDFDFDFDFUL) == 0x45562D54454B434FUL && // "sec-websocket-version" bytes 8..15, case-insensitive
                         (r2 & 0xDFDFDFDFu) == 0x4F495352u && // "sec-websocket-version" bytes 16..19, case-insensitive
                         (r3 & 0xDF) == 0x4E) // "sec-websocket-version" byte 20, case-insensitive
                     {
-                        return 45;
+                        return 45; // Sec-WebSocket-Version
                     }
 
                     return -1;
@@ -2078,16 +915,16 @@ namespace Falconet.Http
 
                 case 22:
                 {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    uint r2 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 16);
-                    ushort r3 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 20);
+                    ulong r0 = global::Falconet.Http.MatcherReads.Read64(ref start, 0);
+                    ulong r1 = global::Falconet.Http.MatcherReads.Read64(ref start, 8);
+                    uint r2 = global::Falconet.Http.MatcherReads.Read32(ref start, 16);
+                    ushort r3 = global::Falconet.Http.MatcherReads.Read16(ref start, 20);
                     if ((r0 & 0xDFDFDFDFFFDFDFDFUL) == 0x534245572D434553UL && // "sec-websocket-protocol" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFFFDFDFDFDFDFUL) == 0x52502D54454B434FUL && // "sec-websocket-protocol" bytes 8..15, case-insensitive
                         (r2 & 0xDFDFDFDFu) == 0x434F544Fu && // "sec-websocket-protocol" bytes 16..19, case-insensitive
                         (r3 & 0xDFDF) == 0x4C4F) // "sec-websocket-protocol" bytes 20..21, case-insensitive
                     {
-                        return 47;
+                        return 47; // Sec-WebSocket-Protocol
                     }
 
                     return -1;
@@ -2095,14 +932,14 @@ namespace Falconet.Http
 
                 case 24:
                 {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    ulong r2 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 16);
+                    ulong r0 = global::Falconet.Http.MatcherReads.Read64(ref start, 0);
+                    ulong r1 = global::Falconet.Http.MatcherReads.Read64(ref start, 8);
+                    ulong r2 = global::Falconet.Http.MatcherReads.Read64(ref start, 16);
                     if ((r0 & 0xDFDFDFDFFFDFDFDFUL) == 0x534245572D434553UL && // "sec-websocket-extensions" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFFFDFDFDFDFDFUL) == 0x58452D54454B434FUL && // "sec-websocket-extensions" bytes 8..15, case-insensitive
                         (r2 & 0xDFDFDFDFDFDFDFDFUL) == 0x534E4F49534E4554UL) // "sec-websocket-extensions" bytes 16..23, case-insensitive
                     {
-                        return 46;
+                        return 46; // Sec-WebSocket-Extensions
                     }
 
                     return -1;
@@ -2110,16 +947,16 @@ namespace Falconet.Http
 
                 case 25:
                 {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    ulong r2 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 16);
-                    byte r3 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 24);
+                    ulong r0 = global::Falconet.Http.MatcherReads.Read64(ref start, 0);
+                    ulong r1 = global::Falconet.Http.MatcherReads.Read64(ref start, 8);
+                    ulong r2 = global::Falconet.Http.MatcherReads.Read64(ref start, 16);
+                    byte r3 = global::Falconet.Http.MatcherReads.Read8(ref start, 24);
                     if ((r0 & 0xFFDFDFDFDFDFDFDFUL) == 0x2D45444152475055UL && // "upgrade-insecure-requests" bytes 0..7, case-insensitive
                         (r1 & 0xDFDFDFDFDFDFDFDFUL) == 0x4552554345534E49UL && // "upgrade-insecure-requests" bytes 8..15, case-insensitive
                         (r2 & 0xDFDFDFDFDFDFDFFFUL) == 0x545345555145522DUL && // "upgrade-insecure-requests" bytes 16..23, case-insensitive
                         (r3 & 0xDF) == 0x53) // "upgrade-insecure-requests" byte 24, case-insensitive
                     {
-                        return 13;
+                        return 13; // Upgrade-Insecure-Requests
                     }
 
                     return -1;
@@ -2127,18 +964,18 @@ namespace Falconet.Http
 
                 case 29:
                 {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    ulong r2 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 16);
-                    uint r3 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 24);
-                    byte r4 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 28);
+                    ulong r0 = global::Falconet.Http.MatcherReads.Read64(ref start, 0);
+                    ulong r1 = global::Falconet.Http.MatcherReads.Read64(ref start, 8);
+                    ulong r2 = global::Falconet.Http.MatcherReads.Read64(ref start, 16);
+                    uint r3 = global::Falconet.Http.MatcherReads.Read32(ref start, 24);
+                    byte r4 = global::Falconet.Http.MatcherReads.Read8(ref start, 28);
                     if ((r0 & 0xDFFFDFDFDFDFDFDFUL) == 0x432D535345434341UL && // "access-control-request-method" bytes 0..7, case-insensitive
                         (r1 & 0xDFFFDFDFDFDFDFDFUL) == 0x522D4C4F52544E4FUL && // "access-control-request-method" bytes 8..15, case-insensitive
                         (r2 & 0xDFFFDFDFDFDFDFDFUL) == 0x4D2D545345555145UL && // "access-control-request-method" bytes 16..23, case-insensitive
                         (r3 & 0xDFDFDFDFu) == 0x4F485445u && // "access-control-request-method" bytes 24..27, case-insensitive
                         (r4 & 0xDF) == 0x44) // "access-control-request-method" byte 28, case-insensitive
                     {
-                        return 35;
+                        return 35; // Access-Control-Request-Method
                     }
 
                     return -1;
@@ -2146,18 +983,18 @@ namespace Falconet.Http
 
                 case 30:
                 {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    ulong r2 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 16);
-                    uint r3 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 24);
-                    ushort r4 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 28);
+                    ulong r0 = global::Falconet.Http.MatcherReads.Read64(ref start, 0);
+                    ulong r1 = global::Falconet.Http.MatcherReads.Read64(ref start, 8);
+                    ulong r2 = global::Falconet.Http.MatcherReads.Read64(ref start, 16);
+                    uint r3 = global::Falconet.Http.MatcherReads.Read32(ref start, 24);
+                    ushort r4 = global::Falconet.Http.MatcherReads.Read16(ref start, 28);
                     if ((r0 & 0xDFFFDFDFDFDFDFDFUL) == 0x432D535345434341UL && // "access-control-request-headers" bytes 0..7, case-insensitive
                         (r1 & 0xDFFFDFDFDFDFDFDFUL) == 0x522D4C4F52544E4FUL && // "access-control-request-headers" bytes 8..15, case-insensitive
                         (r2 & 0xDFFFDFDFDFDFDFDFUL) == 0x482D545345555145UL && // "access-control-request-headers" bytes 16..23, case-insensitive
                         (r3 & 0xDFDFDFDFu) == 0x45444145u && // "access-control-request-headers" bytes 24..27, case-insensitive
                         (r4 & 0xDFDF) == 0x5352) // "access-control-request-headers" bytes 28..29, case-insensitive
                     {
-                        return 36;
+                        return 36; // Access-Control-Request-Headers
                     }
 
                     return -1;
@@ -2165,425 +1002,6 @@ namespace Falconet.Http
 
                 default:
                     return -1;
-            }
-        }
-
-        private static int IndexOf(string key)
-        {
-            global::System.ArgumentNullException.ThrowIfNull(key);
-            switch (key.Length)
-            {
-                case 2:
-                    if (string.Equals(key, "TE", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 22;
-                    }
-
-                    return -1;
-                case 3:
-                    if (string.Equals(key, "Via", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 25;
-                    }
-
-                    if (string.Equals(key, "DNT", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 28;
-                    }
-
-                    return -1;
-                case 4:
-                    if (string.Equals(key, "Host", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 1;
-                    }
-
-                    return -1;
-                case 5:
-                    if (string.Equals(key, "Range", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 21;
-                    }
-
-                    return -1;
-                case 6:
-                    if (string.Equals(key, "Accept", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 0;
-                    }
-
-                    if (string.Equals(key, "Cookie", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 7;
-                    }
-
-                    if (string.Equals(key, "Pragma", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 10;
-                    }
-
-                    if (string.Equals(key, "Origin", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 12;
-                    }
-
-                    if (string.Equals(key, "Expect", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 15;
-                    }
-
-                    return -1;
-                case 7:
-                    if (string.Equals(key, "Referer", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 11;
-                    }
-
-                    if (string.Equals(key, "Trailer", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 23;
-                    }
-
-                    if (string.Equals(key, "Upgrade", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 24;
-                    }
-
-                    if (string.Equals(key, "baggage", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 50;
-                    }
-
-                    return -1;
-                case 8:
-                    if (string.Equals(key, "If-Match", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 18;
-                    }
-
-                    if (string.Equals(key, "If-Range", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 19;
-                    }
-
-                    if (string.Equals(key, "Priority", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 51;
-                    }
-
-                    return -1;
-                case 9:
-                    if (string.Equals(key, "Forwarded", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 29;
-                    }
-
-                    if (string.Equals(key, "X-Real-IP", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 34;
-                    }
-
-                    if (string.Equals(key, "Sec-CH-UA", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 41;
-                    }
-
-                    return -1;
-                case 10:
-                    if (string.Equals(key, "User-Agent", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 2;
-                    }
-
-                    if (string.Equals(key, "Connection", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 3;
-                    }
-
-                    if (string.Equals(key, "tracestate", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 49;
-                    }
-
-                    if (string.Equals(key, "Keep-Alive", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 52;
-                    }
-
-                    return -1;
-                case 11:
-                    if (string.Equals(key, "traceparent", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 48;
-                    }
-
-                    return -1;
-                case 12:
-                    if (string.Equals(key, "Content-Type", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 6;
-                    }
-
-                    if (string.Equals(key, "Max-Forwards", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 26;
-                    }
-
-                    return -1;
-                case 13:
-                    if (string.Equals(key, "Authorization", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 8;
-                    }
-
-                    if (string.Equals(key, "Cache-Control", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 9;
-                    }
-
-                    if (string.Equals(key, "If-None-Match", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 17;
-                    }
-
-                    return -1;
-                case 14:
-                    if (string.Equals(key, "Sec-Fetch-Site", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 37;
-                    }
-
-                    if (string.Equals(key, "Sec-Fetch-Mode", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 38;
-                    }
-
-                    if (string.Equals(key, "Sec-Fetch-Dest", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 39;
-                    }
-
-                    if (string.Equals(key, "Sec-Fetch-User", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 40;
-                    }
-
-                    if (string.Equals(key, "Content-Length", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return ContentLengthIndex;
-                    }
-
-                    return -1;
-                case 15:
-                    if (string.Equals(key, "Accept-Encoding", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 4;
-                    }
-
-                    if (string.Equals(key, "Accept-Language", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 5;
-                    }
-
-                    if (string.Equals(key, "X-Forwarded-For", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 30;
-                    }
-
-                    return -1;
-                case 16:
-                    if (string.Equals(key, "X-Forwarded-Host", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 32;
-                    }
-
-                    if (string.Equals(key, "X-Requested-With", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 33;
-                    }
-
-                    if (string.Equals(key, "Sec-CH-UA-Mobile", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 42;
-                    }
-
-                    return -1;
-                case 17:
-                    if (string.Equals(key, "Transfer-Encoding", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 14;
-                    }
-
-                    if (string.Equals(key, "If-Modified-Since", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 16;
-                    }
-
-                    if (string.Equals(key, "X-Forwarded-Proto", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 31;
-                    }
-
-                    if (string.Equals(key, "Sec-WebSocket-Key", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 44;
-                    }
-
-                    return -1;
-                case 18:
-                    if (string.Equals(key, "Sec-CH-UA-Platform", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 43;
-                    }
-
-                    return -1;
-                case 19:
-                    if (string.Equals(key, "If-Unmodified-Since", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 20;
-                    }
-
-                    if (string.Equals(key, "Proxy-Authorization", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 27;
-                    }
-
-                    return -1;
-                case 21:
-                    if (string.Equals(key, "Sec-WebSocket-Version", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 45;
-                    }
-
-                    return -1;
-                case 22:
-                    if (string.Equals(key, "Sec-WebSocket-Protocol", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 47;
-                    }
-
-                    return -1;
-                case 24:
-                    if (string.Equals(key, "Sec-WebSocket-Extensions", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 46;
-                    }
-
-                    return -1;
-                case 25:
-                    if (string.Equals(key, "Upgrade-Insecure-Requests", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 13;
-                    }
-
-                    return -1;
-                case 29:
-                    if (string.Equals(key, "Access-Control-Request-Method", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 35;
-                    }
-
-                    return -1;
-                case 30:
-                    if (string.Equals(key, "Access-Control-Request-Headers", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 36;
-                    }
-
-                    return -1;
-                default:
-                    return -1;
-            }
-        }
-
-        // One string per bit of the bit set, inline in this object: the last value parsed for that header on this connection.
-        // Sized to the bit set rather than the header count, so a header added to the schema does not touch this line.
-        [global::System.Runtime.CompilerServices.InlineArray(64)]
-        private struct PreviousValues
-        {
-            private string? _element;
-        }
-
-        /// <summary>Enumerates the headers of the collection: known headers by bit, then Content-Length, then unknown headers.</summary>
-        public struct Enumerator : global::System.Collections.Generic.IEnumerator<global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>>
-        {
-            private readonly RequestHeaders _headers;
-            private ulong _remaining;
-            private int _state;
-            private global::System.Collections.Generic.Dictionary<string, global::Microsoft.Extensions.Primitives.StringValues>.Enumerator _unknown;
-            private global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues> _current;
-
-            internal Enumerator(RequestHeaders headers)
-            {
-                _headers = headers;
-                _remaining = headers._bits;
-                _state = 0;
-                _unknown = default;
-                _current = default;
-            }
-
-            /// <summary>The current header.</summary>
-            public global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues> Current => _current;
-
-            object global::System.Collections.IEnumerator.Current => _current;
-
-            /// <summary>Moves to the next header.</summary>
-            public bool MoveNext()
-            {
-                if (_state == 0)
-                {
-                    if (_remaining != 0)
-                    {
-                        int index = global::System.Numerics.BitOperations.TrailingZeroCount(_remaining);
-                        _remaining &= _remaining - 1;
-                        _current = new global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>(s_names[index], _headers.Slot(index));
-                        return true;
-                    }
-
-                    _state = 1;
-                    if (_headers._contentLength is long length)
-                    {
-                        _current = new global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>(ContentLengthName, _headers.ContentLengthText(length));
-                        return true;
-                    }
-                }
-
-                if (_state == 1)
-                {
-                    if (_headers._unknown is not { Count: > 0 } unknown)
-                    {
-                        _state = 3;
-                        _current = default;
-                        return false;
-                    }
-
-                    _unknown = unknown.GetEnumerator();
-                    _state = 2;
-                }
-
-                if (_state == 2 && _unknown.MoveNext())
-                {
-                    _current = _unknown.Current;
-                    return true;
-                }
-
-                _state = 3;
-                _current = default;
-                return false;
-            }
-
-            /// <summary>Starts the enumeration again.</summary>
-            public void Reset()
-            {
-                _remaining = _headers._bits;
-                _state = 0;
-                _unknown = default;
-                _current = default;
-            }
-
-            /// <summary>Nothing to release.</summary>
-            public void Dispose()
-            {
             }
         }
     }

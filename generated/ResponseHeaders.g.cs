@@ -4,2501 +4,382 @@
 
 namespace Falconet.Http
 {
-    /// <summary>Response headers of one HTTP/1.1 response, written by CopyTo from precomputed name bytes.</summary>
-    public sealed partial class ResponseHeaders : global::System.Collections.Generic.IDictionary<string, global::Microsoft.Extensions.Primitives.StringValues>
+    /// <summary>Response headers of one HTTP/1.1 response: a typed property per known header of the schema.</summary>
+    [global::System.CodeDom.Compiler.GeneratedCode("Falconet.Generator", "0.1.0")]
+    public partial class ResponseHeaders : global::Falconet.Http.ResponseHeaderCollection
     {
-        // Bit indexes follow schema order; Content-Length is kept outside the bit set as a number.
-        private const int ContentLengthIndex = 64;
-        private const string ContentLengthName = "Content-Length";
-
-        private static readonly string[] s_names = new string[]
-        {
-            "Server",
-            "Date",
-            "Content-Type",
-            "Connection",
-            "Transfer-Encoding",
-            "Content-Encoding",
-            "Cache-Control",
-            "Expires",
-            "Last-Modified",
-            "ETag",
-            "Vary",
-            "Location",
-            "Set-Cookie",
-            "Access-Control-Allow-Origin",
-            "Access-Control-Allow-Credentials",
-            "Access-Control-Allow-Headers",
-            "Access-Control-Allow-Methods",
-            "Access-Control-Expose-Headers",
-            "Access-Control-Max-Age",
-            "Strict-Transport-Security",
-            "Content-Security-Policy",
-            "X-Content-Type-Options",
-            "X-Frame-Options",
-            "Referrer-Policy",
-            "Permissions-Policy",
-            "Cross-Origin-Opener-Policy",
-            "Cross-Origin-Embedder-Policy",
-            "Cross-Origin-Resource-Policy",
-            "Accept-Ranges",
-            "Age",
-            "Allow",
-            "Content-Disposition",
-            "Content-Language",
-            "Content-Range",
-            "Keep-Alive",
-            "Pragma",
-            "Retry-After",
-            "Trailer",
-            "Upgrade",
-            "Via",
-            "WWW-Authenticate",
-            "Proxy-Authenticate",
-            "Alt-Svc",
-            "Server-Timing",
-            "Timing-Allow-Origin",
-            "traceparent",
-        };
-
-        // Known values per header, in bit order: a parsed value equal to one of them reuses its shared string.
-        private static readonly string[][] s_knownValues = new string[][]
-        {
-            global::System.Array.Empty<string>(), // Server
-            global::System.Array.Empty<string>(), // Date
-            new string[] { "text/plain", "text/plain; charset=utf-8", "application/json", "application/json; charset=utf-8", "text/html; charset=utf-8", "application/octet-stream" }, // Content-Type
-            new string[] { "keep-alive", "close", "Upgrade" }, // Connection
-            new string[] { "chunked" }, // Transfer-Encoding
-            new string[] { "gzip", "br", "deflate", "zstd" }, // Content-Encoding
-            new string[] { "no-cache", "no-store", "private", "public, max-age=31536000, immutable" }, // Cache-Control
-            global::System.Array.Empty<string>(), // Expires
-            global::System.Array.Empty<string>(), // Last-Modified
-            global::System.Array.Empty<string>(), // ETag
-            new string[] { "Accept-Encoding", "Origin" }, // Vary
-            global::System.Array.Empty<string>(), // Location
-            global::System.Array.Empty<string>(), // Set-Cookie
-            new string[] { "*" }, // Access-Control-Allow-Origin
-            new string[] { "true" }, // Access-Control-Allow-Credentials
-            global::System.Array.Empty<string>(), // Access-Control-Allow-Headers
-            global::System.Array.Empty<string>(), // Access-Control-Allow-Methods
-            global::System.Array.Empty<string>(), // Access-Control-Expose-Headers
-            global::System.Array.Empty<string>(), // Access-Control-Max-Age
-            new string[] { "max-age=31536000; includeSubDomains" }, // Strict-Transport-Security
-            global::System.Array.Empty<string>(), // Content-Security-Policy
-            new string[] { "nosniff" }, // X-Content-Type-Options
-            new string[] { "DENY", "SAMEORIGIN" }, // X-Frame-Options
-            new string[] { "no-referrer", "strict-origin-when-cross-origin" }, // Referrer-Policy
-            global::System.Array.Empty<string>(), // Permissions-Policy
-            new string[] { "same-origin" }, // Cross-Origin-Opener-Policy
-            new string[] { "require-corp" }, // Cross-Origin-Embedder-Policy
-            new string[] { "same-origin", "same-site", "cross-origin" }, // Cross-Origin-Resource-Policy
-            new string[] { "bytes", "none" }, // Accept-Ranges
-            global::System.Array.Empty<string>(), // Age
-            global::System.Array.Empty<string>(), // Allow
-            global::System.Array.Empty<string>(), // Content-Disposition
-            global::System.Array.Empty<string>(), // Content-Language
-            global::System.Array.Empty<string>(), // Content-Range
-            global::System.Array.Empty<string>(), // Keep-Alive
-            new string[] { "no-cache" }, // Pragma
-            global::System.Array.Empty<string>(), // Retry-After
-            global::System.Array.Empty<string>(), // Trailer
-            new string[] { "websocket" }, // Upgrade
-            global::System.Array.Empty<string>(), // Via
-            global::System.Array.Empty<string>(), // WWW-Authenticate
-            global::System.Array.Empty<string>(), // Proxy-Authenticate
-            global::System.Array.Empty<string>(), // Alt-Svc
-            global::System.Array.Empty<string>(), // Server-Timing
-            global::System.Array.Empty<string>(), // Timing-Allow-Origin
-            global::System.Array.Empty<string>(), // traceparent
-        };
-
-        private ulong _bits;
-
-        // Bit i set: the slot of header i holds exactly _previous[i], the last value string parsed for it on this
-        // connection, so an equal value of the next request only sets its bit: no string, no store.
-        private ulong _reusable;
-        private long? _contentLength;
-        private string? _contentLengthText;
-        private long _contentLengthTextValue;
-        private PreviousValues _previous;
-        private global::System.Collections.Generic.Dictionary<string, global::Microsoft.Extensions.Primitives.StringValues>? _unknown;
-        private global::Microsoft.Extensions.Primitives.StringValues _Server;
-        private global::Microsoft.Extensions.Primitives.StringValues _Date;
-        private global::Microsoft.Extensions.Primitives.StringValues _ContentType;
-        private global::Microsoft.Extensions.Primitives.StringValues _Connection;
-        private global::Microsoft.Extensions.Primitives.StringValues _TransferEncoding;
-        private global::Microsoft.Extensions.Primitives.StringValues _ContentEncoding;
-        private global::Microsoft.Extensions.Primitives.StringValues _CacheControl;
-        private global::Microsoft.Extensions.Primitives.StringValues _Expires;
-        private global::Microsoft.Extensions.Primitives.StringValues _LastModified;
-        private global::Microsoft.Extensions.Primitives.StringValues _ETag;
-        private global::Microsoft.Extensions.Primitives.StringValues _Vary;
-        private global::Microsoft.Extensions.Primitives.StringValues _Location;
-        private global::Microsoft.Extensions.Primitives.StringValues _SetCookie;
-        private global::Microsoft.Extensions.Primitives.StringValues _AccessControlAllowOrigin;
-        private global::Microsoft.Extensions.Primitives.StringValues _AccessControlAllowCredentials;
-        private global::Microsoft.Extensions.Primitives.StringValues _AccessControlAllowHeaders;
-        private global::Microsoft.Extensions.Primitives.StringValues _AccessControlAllowMethods;
-        private global::Microsoft.Extensions.Primitives.StringValues _AccessControlExposeHeaders;
-        private global::Microsoft.Extensions.Primitives.StringValues _AccessControlMaxAge;
-        private global::Microsoft.Extensions.Primitives.StringValues _StrictTransportSecurity;
-        private global::Microsoft.Extensions.Primitives.StringValues _ContentSecurityPolicy;
-        private global::Microsoft.Extensions.Primitives.StringValues _XContentTypeOptions;
-        private global::Microsoft.Extensions.Primitives.StringValues _XFrameOptions;
-        private global::Microsoft.Extensions.Primitives.StringValues _ReferrerPolicy;
-        private global::Microsoft.Extensions.Primitives.StringValues _PermissionsPolicy;
-        private global::Microsoft.Extensions.Primitives.StringValues _CrossOriginOpenerPolicy;
-        private global::Microsoft.Extensions.Primitives.StringValues _CrossOriginEmbedderPolicy;
-        private global::Microsoft.Extensions.Primitives.StringValues _CrossOriginResourcePolicy;
-        private global::Microsoft.Extensions.Primitives.StringValues _AcceptRanges;
-        private global::Microsoft.Extensions.Primitives.StringValues _Age;
-        private global::Microsoft.Extensions.Primitives.StringValues _Allow;
-        private global::Microsoft.Extensions.Primitives.StringValues _ContentDisposition;
-        private global::Microsoft.Extensions.Primitives.StringValues _ContentLanguage;
-        private global::Microsoft.Extensions.Primitives.StringValues _ContentRange;
-        private global::Microsoft.Extensions.Primitives.StringValues _KeepAlive;
-        private global::Microsoft.Extensions.Primitives.StringValues _Pragma;
-        private global::Microsoft.Extensions.Primitives.StringValues _RetryAfter;
-        private global::Microsoft.Extensions.Primitives.StringValues _Trailer;
-        private global::Microsoft.Extensions.Primitives.StringValues _Upgrade;
-        private global::Microsoft.Extensions.Primitives.StringValues _Via;
-        private global::Microsoft.Extensions.Primitives.StringValues _WwwAuthenticate;
-        private global::Microsoft.Extensions.Primitives.StringValues _ProxyAuthenticate;
-        private global::Microsoft.Extensions.Primitives.StringValues _AltSvc;
-        private global::Microsoft.Extensions.Primitives.StringValues _ServerTiming;
-        private global::Microsoft.Extensions.Primitives.StringValues _TimingAllowOrigin;
-        private global::Microsoft.Extensions.Primitives.StringValues _Traceparent;
+        /// <summary>The known headers of the schema in bit order.</summary>
+        internal static readonly global::Falconet.Http.HeaderTable Table = new global::Falconet.Http.HeaderTable(
+            new string[]
+            {
+                "Server",
+                "Date",
+                "Content-Type",
+                "Connection",
+                "Transfer-Encoding",
+                "Content-Encoding",
+                "Cache-Control",
+                "Expires",
+                "Last-Modified",
+                "ETag",
+                "Vary",
+                "Location",
+                "Set-Cookie",
+                "Access-Control-Allow-Origin",
+                "Access-Control-Allow-Credentials",
+                "Access-Control-Allow-Headers",
+                "Access-Control-Allow-Methods",
+                "Access-Control-Expose-Headers",
+                "Access-Control-Max-Age",
+                "Strict-Transport-Security",
+                "Content-Security-Policy",
+                "X-Content-Type-Options",
+                "X-Frame-Options",
+                "Referrer-Policy",
+                "Permissions-Policy",
+                "Cross-Origin-Opener-Policy",
+                "Cross-Origin-Embedder-Policy",
+                "Cross-Origin-Resource-Policy",
+                "Accept-Ranges",
+                "Age",
+                "Allow",
+                "Content-Disposition",
+                "Content-Language",
+                "Content-Range",
+                "Keep-Alive",
+                "Pragma",
+                "Retry-After",
+                "Trailer",
+                "Upgrade",
+                "Via",
+                "WWW-Authenticate",
+                "Proxy-Authenticate",
+                "Alt-Svc",
+                "Server-Timing",
+                "Timing-Allow-Origin",
+                "traceparent",
+            });
 
         /// <summary>The "Server" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Server
         {
-            get => (_bits & (1UL << 0)) != 0 ? _Server : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 0);
-                }
-                else
-                {
-                    _Server = value;
-                    _bits |= (1UL << 0);
-                    _reusable &= ~(1UL << 0);
-                }
-            }
+            get => GetKnown(0);
+            set => SetKnown(0, value);
         }
 
         /// <summary>The "Date" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Date
         {
-            get => (_bits & (1UL << 1)) != 0 ? _Date : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 1);
-                }
-                else
-                {
-                    _Date = value;
-                    _bits |= (1UL << 1);
-                    _reusable &= ~(1UL << 1);
-                }
-            }
+            get => GetKnown(1);
+            set => SetKnown(1, value);
         }
 
         /// <summary>The "Content-Type" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ContentType
         {
-            get => (_bits & (1UL << 2)) != 0 ? _ContentType : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 2);
-                }
-                else
-                {
-                    _ContentType = value;
-                    _bits |= (1UL << 2);
-                    _reusable &= ~(1UL << 2);
-                }
-            }
+            get => GetKnown(2);
+            set => SetKnown(2, value);
         }
 
         /// <summary>The "Connection" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Connection
         {
-            get => (_bits & (1UL << 3)) != 0 ? _Connection : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 3);
-                }
-                else
-                {
-                    _Connection = value;
-                    _bits |= (1UL << 3);
-                    _reusable &= ~(1UL << 3);
-                }
-            }
+            get => GetKnown(3);
+            set => SetKnown(3, value);
         }
 
         /// <summary>The "Transfer-Encoding" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues TransferEncoding
         {
-            get => (_bits & (1UL << 4)) != 0 ? _TransferEncoding : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 4);
-                }
-                else
-                {
-                    _TransferEncoding = value;
-                    _bits |= (1UL << 4);
-                    _reusable &= ~(1UL << 4);
-                }
-            }
+            get => GetKnown(4);
+            set => SetKnown(4, value);
         }
 
         /// <summary>The "Content-Encoding" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ContentEncoding
         {
-            get => (_bits & (1UL << 5)) != 0 ? _ContentEncoding : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 5);
-                }
-                else
-                {
-                    _ContentEncoding = value;
-                    _bits |= (1UL << 5);
-                    _reusable &= ~(1UL << 5);
-                }
-            }
+            get => GetKnown(5);
+            set => SetKnown(5, value);
         }
 
         /// <summary>The "Cache-Control" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues CacheControl
         {
-            get => (_bits & (1UL << 6)) != 0 ? _CacheControl : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 6);
-                }
-                else
-                {
-                    _CacheControl = value;
-                    _bits |= (1UL << 6);
-                    _reusable &= ~(1UL << 6);
-                }
-            }
+            get => GetKnown(6);
+            set => SetKnown(6, value);
         }
 
         /// <summary>The "Expires" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Expires
         {
-            get => (_bits & (1UL << 7)) != 0 ? _Expires : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 7);
-                }
-                else
-                {
-                    _Expires = value;
-                    _bits |= (1UL << 7);
-                    _reusable &= ~(1UL << 7);
-                }
-            }
+            get => GetKnown(7);
+            set => SetKnown(7, value);
         }
 
         /// <summary>The "Last-Modified" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues LastModified
         {
-            get => (_bits & (1UL << 8)) != 0 ? _LastModified : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 8);
-                }
-                else
-                {
-                    _LastModified = value;
-                    _bits |= (1UL << 8);
-                    _reusable &= ~(1UL << 8);
-                }
-            }
+            get => GetKnown(8);
+            set => SetKnown(8, value);
         }
 
         /// <summary>The "ETag" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ETag
         {
-            get => (_bits & (1UL << 9)) != 0 ? _ETag : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 9);
-                }
-                else
-                {
-                    _ETag = value;
-                    _bits |= (1UL << 9);
-                    _reusable &= ~(1UL << 9);
-                }
-            }
+            get => GetKnown(9);
+            set => SetKnown(9, value);
         }
 
         /// <summary>The "Vary" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Vary
         {
-            get => (_bits & (1UL << 10)) != 0 ? _Vary : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 10);
-                }
-                else
-                {
-                    _Vary = value;
-                    _bits |= (1UL << 10);
-                    _reusable &= ~(1UL << 10);
-                }
-            }
+            get => GetKnown(10);
+            set => SetKnown(10, value);
         }
 
         /// <summary>The "Location" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Location
         {
-            get => (_bits & (1UL << 11)) != 0 ? _Location : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 11);
-                }
-                else
-                {
-                    _Location = value;
-                    _bits |= (1UL << 11);
-                    _reusable &= ~(1UL << 11);
-                }
-            }
+            get => GetKnown(11);
+            set => SetKnown(11, value);
         }
 
         /// <summary>The "Set-Cookie" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues SetCookie
         {
-            get => (_bits & (1UL << 12)) != 0 ? _SetCookie : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 12);
-                }
-                else
-                {
-                    _SetCookie = value;
-                    _bits |= (1UL << 12);
-                    _reusable &= ~(1UL << 12);
-                }
-            }
+            get => GetKnown(12);
+            set => SetKnown(12, value);
         }
 
         /// <summary>The "Access-Control-Allow-Origin" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AccessControlAllowOrigin
         {
-            get => (_bits & (1UL << 13)) != 0 ? _AccessControlAllowOrigin : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 13);
-                }
-                else
-                {
-                    _AccessControlAllowOrigin = value;
-                    _bits |= (1UL << 13);
-                    _reusable &= ~(1UL << 13);
-                }
-            }
+            get => GetKnown(13);
+            set => SetKnown(13, value);
         }
 
         /// <summary>The "Access-Control-Allow-Credentials" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AccessControlAllowCredentials
         {
-            get => (_bits & (1UL << 14)) != 0 ? _AccessControlAllowCredentials : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 14);
-                }
-                else
-                {
-                    _AccessControlAllowCredentials = value;
-                    _bits |= (1UL << 14);
-                    _reusable &= ~(1UL << 14);
-                }
-            }
+            get => GetKnown(14);
+            set => SetKnown(14, value);
         }
 
         /// <summary>The "Access-Control-Allow-Headers" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AccessControlAllowHeaders
         {
-            get => (_bits & (1UL << 15)) != 0 ? _AccessControlAllowHeaders : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 15);
-                }
-                else
-                {
-                    _AccessControlAllowHeaders = value;
-                    _bits |= (1UL << 15);
-                    _reusable &= ~(1UL << 15);
-                }
-            }
+            get => GetKnown(15);
+            set => SetKnown(15, value);
         }
 
         /// <summary>The "Access-Control-Allow-Methods" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AccessControlAllowMethods
         {
-            get => (_bits & (1UL << 16)) != 0 ? _AccessControlAllowMethods : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 16);
-                }
-                else
-                {
-                    _AccessControlAllowMethods = value;
-                    _bits |= (1UL << 16);
-                    _reusable &= ~(1UL << 16);
-                }
-            }
+            get => GetKnown(16);
+            set => SetKnown(16, value);
         }
 
         /// <summary>The "Access-Control-Expose-Headers" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AccessControlExposeHeaders
         {
-            get => (_bits & (1UL << 17)) != 0 ? _AccessControlExposeHeaders : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 17);
-                }
-                else
-                {
-                    _AccessControlExposeHeaders = value;
-                    _bits |= (1UL << 17);
-                    _reusable &= ~(1UL << 17);
-                }
-            }
+            get => GetKnown(17);
+            set => SetKnown(17, value);
         }
 
         /// <summary>The "Access-Control-Max-Age" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AccessControlMaxAge
         {
-            get => (_bits & (1UL << 18)) != 0 ? _AccessControlMaxAge : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 18);
-                }
-                else
-                {
-                    _AccessControlMaxAge = value;
-                    _bits |= (1UL << 18);
-                    _reusable &= ~(1UL << 18);
-                }
-            }
+            get => GetKnown(18);
+            set => SetKnown(18, value);
         }
 
         /// <summary>The "Strict-Transport-Security" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues StrictTransportSecurity
         {
-            get => (_bits & (1UL << 19)) != 0 ? _StrictTransportSecurity : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 19);
-                }
-                else
-                {
-                    _StrictTransportSecurity = value;
-                    _bits |= (1UL << 19);
-                    _reusable &= ~(1UL << 19);
-                }
-            }
+            get => GetKnown(19);
+            set => SetKnown(19, value);
         }
 
         /// <summary>The "Content-Security-Policy" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ContentSecurityPolicy
         {
-            get => (_bits & (1UL << 20)) != 0 ? _ContentSecurityPolicy : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 20);
-                }
-                else
-                {
-                    _ContentSecurityPolicy = value;
-                    _bits |= (1UL << 20);
-                    _reusable &= ~(1UL << 20);
-                }
-            }
+            get => GetKnown(20);
+            set => SetKnown(20, value);
         }
 
         /// <summary>The "X-Content-Type-Options" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues XContentTypeOptions
         {
-            get => (_bits & (1UL << 21)) != 0 ? _XContentTypeOptions : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 21);
-                }
-                else
-                {
-                    _XContentTypeOptions = value;
-                    _bits |= (1UL << 21);
-                    _reusable &= ~(1UL << 21);
-                }
-            }
+            get => GetKnown(21);
+            set => SetKnown(21, value);
         }
 
         /// <summary>The "X-Frame-Options" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues XFrameOptions
         {
-            get => (_bits & (1UL << 22)) != 0 ? _XFrameOptions : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 22);
-                }
-                else
-                {
-                    _XFrameOptions = value;
-                    _bits |= (1UL << 22);
-                    _reusable &= ~(1UL << 22);
-                }
-            }
+            get => GetKnown(22);
+            set => SetKnown(22, value);
         }
 
         /// <summary>The "Referrer-Policy" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ReferrerPolicy
         {
-            get => (_bits & (1UL << 23)) != 0 ? _ReferrerPolicy : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 23);
-                }
-                else
-                {
-                    _ReferrerPolicy = value;
-                    _bits |= (1UL << 23);
-                    _reusable &= ~(1UL << 23);
-                }
-            }
+            get => GetKnown(23);
+            set => SetKnown(23, value);
         }
 
         /// <summary>The "Permissions-Policy" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues PermissionsPolicy
         {
-            get => (_bits & (1UL << 24)) != 0 ? _PermissionsPolicy : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 24);
-                }
-                else
-                {
-                    _PermissionsPolicy = value;
-                    _bits |= (1UL << 24);
-                    _reusable &= ~(1UL << 24);
-                }
-            }
+            get => GetKnown(24);
+            set => SetKnown(24, value);
         }
 
         /// <summary>The "Cross-Origin-Opener-Policy" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues CrossOriginOpenerPolicy
         {
-            get => (_bits & (1UL << 25)) != 0 ? _CrossOriginOpenerPolicy : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 25);
-                }
-                else
-                {
-                    _CrossOriginOpenerPolicy = value;
-                    _bits |= (1UL << 25);
-                    _reusable &= ~(1UL << 25);
-                }
-            }
+            get => GetKnown(25);
+            set => SetKnown(25, value);
         }
 
         /// <summary>The "Cross-Origin-Embedder-Policy" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues CrossOriginEmbedderPolicy
         {
-            get => (_bits & (1UL << 26)) != 0 ? _CrossOriginEmbedderPolicy : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 26);
-                }
-                else
-                {
-                    _CrossOriginEmbedderPolicy = value;
-                    _bits |= (1UL << 26);
-                    _reusable &= ~(1UL << 26);
-                }
-            }
+            get => GetKnown(26);
+            set => SetKnown(26, value);
         }
 
         /// <summary>The "Cross-Origin-Resource-Policy" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues CrossOriginResourcePolicy
         {
-            get => (_bits & (1UL << 27)) != 0 ? _CrossOriginResourcePolicy : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 27);
-                }
-                else
-                {
-                    _CrossOriginResourcePolicy = value;
-                    _bits |= (1UL << 27);
-                    _reusable &= ~(1UL << 27);
-                }
-            }
+            get => GetKnown(27);
+            set => SetKnown(27, value);
         }
 
         /// <summary>The "Accept-Ranges" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AcceptRanges
         {
-            get => (_bits & (1UL << 28)) != 0 ? _AcceptRanges : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 28);
-                }
-                else
-                {
-                    _AcceptRanges = value;
-                    _bits |= (1UL << 28);
-                    _reusable &= ~(1UL << 28);
-                }
-            }
+            get => GetKnown(28);
+            set => SetKnown(28, value);
         }
 
         /// <summary>The "Age" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Age
         {
-            get => (_bits & (1UL << 29)) != 0 ? _Age : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 29);
-                }
-                else
-                {
-                    _Age = value;
-                    _bits |= (1UL << 29);
-                    _reusable &= ~(1UL << 29);
-                }
-            }
+            get => GetKnown(29);
+            set => SetKnown(29, value);
         }
 
         /// <summary>The "Allow" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Allow
         {
-            get => (_bits & (1UL << 30)) != 0 ? _Allow : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 30);
-                }
-                else
-                {
-                    _Allow = value;
-                    _bits |= (1UL << 30);
-                    _reusable &= ~(1UL << 30);
-                }
-            }
+            get => GetKnown(30);
+            set => SetKnown(30, value);
         }
 
         /// <summary>The "Content-Disposition" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ContentDisposition
         {
-            get => (_bits & (1UL << 31)) != 0 ? _ContentDisposition : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 31);
-                }
-                else
-                {
-                    _ContentDisposition = value;
-                    _bits |= (1UL << 31);
-                    _reusable &= ~(1UL << 31);
-                }
-            }
+            get => GetKnown(31);
+            set => SetKnown(31, value);
         }
 
         /// <summary>The "Content-Language" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ContentLanguage
         {
-            get => (_bits & (1UL << 32)) != 0 ? _ContentLanguage : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 32);
-                }
-                else
-                {
-                    _ContentLanguage = value;
-                    _bits |= (1UL << 32);
-                    _reusable &= ~(1UL << 32);
-                }
-            }
+            get => GetKnown(32);
+            set => SetKnown(32, value);
         }
 
         /// <summary>The "Content-Range" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ContentRange
         {
-            get => (_bits & (1UL << 33)) != 0 ? _ContentRange : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 33);
-                }
-                else
-                {
-                    _ContentRange = value;
-                    _bits |= (1UL << 33);
-                    _reusable &= ~(1UL << 33);
-                }
-            }
+            get => GetKnown(33);
+            set => SetKnown(33, value);
         }
 
         /// <summary>The "Keep-Alive" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues KeepAlive
         {
-            get => (_bits & (1UL << 34)) != 0 ? _KeepAlive : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 34);
-                }
-                else
-                {
-                    _KeepAlive = value;
-                    _bits |= (1UL << 34);
-                    _reusable &= ~(1UL << 34);
-                }
-            }
+            get => GetKnown(34);
+            set => SetKnown(34, value);
         }
 
         /// <summary>The "Pragma" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Pragma
         {
-            get => (_bits & (1UL << 35)) != 0 ? _Pragma : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 35);
-                }
-                else
-                {
-                    _Pragma = value;
-                    _bits |= (1UL << 35);
-                    _reusable &= ~(1UL << 35);
-                }
-            }
+            get => GetKnown(35);
+            set => SetKnown(35, value);
         }
 
         /// <summary>The "Retry-After" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues RetryAfter
         {
-            get => (_bits & (1UL << 36)) != 0 ? _RetryAfter : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 36);
-                }
-                else
-                {
-                    _RetryAfter = value;
-                    _bits |= (1UL << 36);
-                    _reusable &= ~(1UL << 36);
-                }
-            }
+            get => GetKnown(36);
+            set => SetKnown(36, value);
         }
 
         /// <summary>The "Trailer" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Trailer
         {
-            get => (_bits & (1UL << 37)) != 0 ? _Trailer : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 37);
-                }
-                else
-                {
-                    _Trailer = value;
-                    _bits |= (1UL << 37);
-                    _reusable &= ~(1UL << 37);
-                }
-            }
+            get => GetKnown(37);
+            set => SetKnown(37, value);
         }
 
         /// <summary>The "Upgrade" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Upgrade
         {
-            get => (_bits & (1UL << 38)) != 0 ? _Upgrade : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 38);
-                }
-                else
-                {
-                    _Upgrade = value;
-                    _bits |= (1UL << 38);
-                    _reusable &= ~(1UL << 38);
-                }
-            }
+            get => GetKnown(38);
+            set => SetKnown(38, value);
         }
 
         /// <summary>The "Via" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Via
         {
-            get => (_bits & (1UL << 39)) != 0 ? _Via : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 39);
-                }
-                else
-                {
-                    _Via = value;
-                    _bits |= (1UL << 39);
-                    _reusable &= ~(1UL << 39);
-                }
-            }
+            get => GetKnown(39);
+            set => SetKnown(39, value);
         }
 
         /// <summary>The "WWW-Authenticate" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues WwwAuthenticate
         {
-            get => (_bits & (1UL << 40)) != 0 ? _WwwAuthenticate : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 40);
-                }
-                else
-                {
-                    _WwwAuthenticate = value;
-                    _bits |= (1UL << 40);
-                    _reusable &= ~(1UL << 40);
-                }
-            }
+            get => GetKnown(40);
+            set => SetKnown(40, value);
         }
 
         /// <summary>The "Proxy-Authenticate" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ProxyAuthenticate
         {
-            get => (_bits & (1UL << 41)) != 0 ? _ProxyAuthenticate : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 41);
-                }
-                else
-                {
-                    _ProxyAuthenticate = value;
-                    _bits |= (1UL << 41);
-                    _reusable &= ~(1UL << 41);
-                }
-            }
+            get => GetKnown(41);
+            set => SetKnown(41, value);
         }
 
         /// <summary>The "Alt-Svc" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues AltSvc
         {
-            get => (_bits & (1UL << 42)) != 0 ? _AltSvc : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 42);
-                }
-                else
-                {
-                    _AltSvc = value;
-                    _bits |= (1UL << 42);
-                    _reusable &= ~(1UL << 42);
-                }
-            }
+            get => GetKnown(42);
+            set => SetKnown(42, value);
         }
 
         /// <summary>The "Server-Timing" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues ServerTiming
         {
-            get => (_bits & (1UL << 43)) != 0 ? _ServerTiming : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 43);
-                }
-                else
-                {
-                    _ServerTiming = value;
-                    _bits |= (1UL << 43);
-                    _reusable &= ~(1UL << 43);
-                }
-            }
+            get => GetKnown(43);
+            set => SetKnown(43, value);
         }
 
         /// <summary>The "Timing-Allow-Origin" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues TimingAllowOrigin
         {
-            get => (_bits & (1UL << 44)) != 0 ? _TimingAllowOrigin : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 44);
-                }
-                else
-                {
-                    _TimingAllowOrigin = value;
-                    _bits |= (1UL << 44);
-                    _reusable &= ~(1UL << 44);
-                }
-            }
+            get => GetKnown(44);
+            set => SetKnown(44, value);
         }
 
         /// <summary>The "traceparent" header; empty when absent. Setting an empty value removes it.</summary>
         public global::Microsoft.Extensions.Primitives.StringValues Traceparent
         {
-            get => (_bits & (1UL << 45)) != 0 ? _Traceparent : default;
-            set
-            {
-                if (value.Count == 0)
-                {
-                    _bits &= ~(1UL << 45);
-                }
-                else
-                {
-                    _Traceparent = value;
-                    _bits |= (1UL << 45);
-                    _reusable &= ~(1UL << 45);
-                }
-            }
-        }
-
-        /// <summary>The "Content-Length" header as a number; null when absent.</summary>
-        public long? ContentLength
-        {
-            get => _contentLength;
-            set
-            {
-                if (value < 0)
-                {
-                    throw new global::System.ArgumentOutOfRangeException(nameof(value), "Content-Length cannot be negative.");
-                }
-
-                _contentLength = value;
-            }
-        }
-
-        /// <summary>The number of headers: known ones, Content-Length and unknown ones.</summary>
-        public int Count => global::System.Numerics.BitOperations.PopCount(_bits) + (_contentLength.HasValue ? 1 : 0) + (_unknown?.Count ?? 0);
-
-        /// <summary>Always false: the collection is mutable.</summary>
-        public bool IsReadOnly => false;
-
-        /// <summary>The names of the headers present, in enumeration order.</summary>
-        public global::System.Collections.Generic.ICollection<string> Keys
-        {
-            get
-            {
-                var keys = new global::System.Collections.Generic.List<string>(Count);
-                foreach (global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues> pair in this)
-                {
-                    keys.Add(pair.Key);
-                }
-
-                return keys;
-            }
-        }
-
-        /// <summary>The values of the headers present, in enumeration order.</summary>
-        public global::System.Collections.Generic.ICollection<global::Microsoft.Extensions.Primitives.StringValues> Values
-        {
-            get
-            {
-                var values = new global::System.Collections.Generic.List<global::Microsoft.Extensions.Primitives.StringValues>(Count);
-                foreach (global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues> pair in this)
-                {
-                    values.Add(pair.Value);
-                }
-
-                return values;
-            }
-        }
-
-        /// <summary>Gets or replaces a header by name (any case); setting an empty value removes it.</summary>
-        public global::Microsoft.Extensions.Primitives.StringValues this[string key]
-        {
-            get => TryGetValue(key, out global::Microsoft.Extensions.Primitives.StringValues value)
-                ? value
-                : throw new global::System.Collections.Generic.KeyNotFoundException("The header '" + key + "' is not present.");
-            set => SetValue(key, value);
-        }
-
-        /// <summary>
-        /// Adds a header from raw bytes: <paramref name="name"/> already validated as a token, <paramref name="value"/>
-        /// trimmed. A known name makes no string; its value reuses a known or the previous request's string when equal.
-        /// Returns false for a Content-Length that is not 1+ digits or that differs from an earlier one.
-        /// </summary>
-        public bool TryAppend(global::System.ReadOnlySpan<byte> name, global::System.ReadOnlySpan<byte> value)
-        {
-            int index = IndexOf(name);
-            if ((uint)index < ContentLengthIndex)
-            {
-                // The hot path of a kept-alive connection: the same value as the previous request, still in its slot.
-                ulong bit = 1UL << index;
-                if (((_bits | ~_reusable) & bit) == 0)
-                {
-                    string previous = _previous[index]!;
-                    if (previous.Length == value.Length && global::System.Text.Ascii.Equals(value, previous))
-                    {
-                        _bits |= bit;
-                        return true;
-                    }
-                }
-
-                AppendKnown(index, value);
-                return true;
-            }
-
-            if (index == ContentLengthIndex)
-            {
-                if (!global::Falconet.Http.HeaderHelpers.TryParseContentLength(value, out long length)
-                    || (_contentLength.HasValue && _contentLength.GetValueOrDefault() != length))
-                {
-                    return false;
-                }
-
-                _contentLength = length;
-                return true;
-            }
-
-            AppendUnknown(name, value);
-            return true;
-        }
-
-        /// <summary>Adds a header from raw bytes like <see cref="TryAppend"/>; throws <see cref="global::System.FormatException"/> where it returns false.</summary>
-        public void Append(global::System.ReadOnlySpan<byte> name, global::System.ReadOnlySpan<byte> value)
-        {
-            if (!TryAppend(name, value))
-            {
-                throw new global::System.FormatException("Invalid Content-Length header value.");
-            }
-        }
-
-        /// <summary>Removes every header but keeps this object, its dictionary and the values for reuse by the next request.</summary>
-        public void Clear()
-        {
-            _bits = 0;
-            _contentLength = null;
-            _unknown?.Clear();
-        }
-
-        /// <summary>Gets a header by name (any case).</summary>
-        public bool TryGetValue(string key, out global::Microsoft.Extensions.Primitives.StringValues value)
-        {
-            int index = IndexOf(key);
-            if ((uint)index < ContentLengthIndex)
-            {
-                if ((_bits & (1UL << index)) != 0)
-                {
-                    value = Slot(index);
-                    return true;
-                }
-            }
-            else if (index == ContentLengthIndex)
-            {
-                if (_contentLength is long length)
-                {
-                    value = ContentLengthText(length);
-                    return true;
-                }
-            }
-            else if (_unknown is not null && _unknown.TryGetValue(key, out value))
-            {
-                return true;
-            }
-
-            value = default;
-            return false;
-        }
-
-        /// <summary>True when the header is present.</summary>
-        public bool ContainsKey(string key) => TryGetValue(key, out _);
-
-        /// <summary>Adds a header that is not present yet.</summary>
-        public void Add(string key, global::Microsoft.Extensions.Primitives.StringValues value)
-        {
-            if (ContainsKey(key))
-            {
-                throw new global::System.ArgumentException("The header '" + key + "' is already present.", nameof(key));
-            }
-
-            SetValue(key, value);
-        }
-
-        /// <summary>Removes a header by name (any case).</summary>
-        public bool Remove(string key)
-        {
-            int index = IndexOf(key);
-            if ((uint)index < ContentLengthIndex)
-            {
-                ulong bit = 1UL << index;
-                bool present = (_bits & bit) != 0;
-                _bits &= ~bit;
-                return present;
-            }
-
-            if (index == ContentLengthIndex)
-            {
-                bool present = _contentLength.HasValue;
-                _contentLength = null;
-                return present;
-            }
-
-            return _unknown is not null && _unknown.Remove(key);
-        }
-
-        /// <summary>Enumerates known headers by bit, then Content-Length, then unknown headers, without allocating.</summary>
-        public Enumerator GetEnumerator() => new Enumerator(this);
-
-        void global::System.Collections.Generic.ICollection<global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>>.Add(global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues> item) => Add(item.Key, item.Value);
-
-        bool global::System.Collections.Generic.ICollection<global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>>.Contains(global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues> item) =>
-            TryGetValue(item.Key, out global::Microsoft.Extensions.Primitives.StringValues value) && value == item.Value;
-
-        void global::System.Collections.Generic.ICollection<global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>>.CopyTo(global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>[] array, int arrayIndex)
-        {
-            global::System.ArgumentNullException.ThrowIfNull(array);
-            if (arrayIndex < 0 || arrayIndex > array.Length - Count)
-            {
-                throw new global::System.ArgumentOutOfRangeException(nameof(arrayIndex));
-            }
-
-            foreach (global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues> pair in this)
-            {
-                array[arrayIndex++] = pair;
-            }
-        }
-
-        bool global::System.Collections.Generic.ICollection<global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>>.Remove(global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues> item) =>
-            TryGetValue(item.Key, out global::Microsoft.Extensions.Primitives.StringValues value) && value == item.Value && Remove(item.Key);
-
-        global::System.Collections.Generic.IEnumerator<global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>> global::System.Collections.Generic.IEnumerable<global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>>.GetEnumerator() => GetEnumerator();
-
-        global::System.Collections.IEnumerator global::System.Collections.IEnumerable.GetEnumerator() => GetEnumerator();
-
-        private void SetValue(string key, global::Microsoft.Extensions.Primitives.StringValues value)
-        {
-            global::System.ArgumentNullException.ThrowIfNull(key);
-            int index = IndexOf(key);
-            if ((uint)index < ContentLengthIndex)
-            {
-                ulong bit = 1UL << index;
-                if (value.Count == 0)
-                {
-                    _bits &= ~bit;
-                }
-                else
-                {
-                    Slot(index) = value;
-                    _bits |= bit;
-                    _reusable &= ~bit;
-                }
-            }
-            else if (index == ContentLengthIndex)
-            {
-                _contentLength = value.Count == 0 ? null : global::Falconet.Http.HeaderHelpers.ParseContentLength(value);
-            }
-            else if (value.Count == 0)
-            {
-                _unknown?.Remove(key);
-            }
-            else
-            {
-                _unknown ??= new global::System.Collections.Generic.Dictionary<string, global::Microsoft.Extensions.Primitives.StringValues>(global::System.StringComparer.OrdinalIgnoreCase);
-                _unknown[key] = value;
-            }
-        }
-
-        // Content-Length as text for the dictionary surface, formatted once per distinct value rather than on every read.
-        private string ContentLengthText(long length)
-        {
-            if (_contentLengthText is null || _contentLengthTextValue != length)
-            {
-                _contentLengthText = global::Falconet.Http.HeaderHelpers.FormatContentLength(length);
-                _contentLengthTextValue = length;
-            }
-
-            return _contentLengthText;
-        }
-
-        // A known header whose value is not the one still in its slot: reuse the previous or a known string when equal, else
-        // make one; a repeated header joins the values already present.
-        [global::System.Runtime.CompilerServices.MethodImpl(global::System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
-        private void AppendKnown(int index, global::System.ReadOnlySpan<byte> value)
-        {
-            ulong bit = 1UL << index;
-            ref global::Microsoft.Extensions.Primitives.StringValues slot = ref Slot(index);
-            ref string? previous = ref _previous[index];
-
-            // When TryAppend's fast path ran (first value, slot still holding the previous string), it has already
-            // found the previous string unequal: compare it again only when that path did not run.
-            bool previousCompared = ((_bits | ~_reusable) & bit) == 0;
-            string text = !previousCompared && previous is not null && previous.Length == value.Length && global::System.Text.Ascii.Equals(value, previous)
-                ? previous
-                : global::Falconet.Http.HeaderHelpers.GetValueString(value, s_knownValues[index]);
-            if ((_bits & bit) == 0)
-            {
-                slot = text;
-                previous = text;
-                _reusable |= bit;
-                _bits |= bit;
-            }
-            else
-            {
-                slot = global::Microsoft.Extensions.Primitives.StringValues.Concat(slot, text);
-                _reusable &= ~bit;
-            }
-        }
-
-        private void AppendUnknown(global::System.ReadOnlySpan<byte> name, global::System.ReadOnlySpan<byte> value)
-        {
-            _unknown ??= new global::System.Collections.Generic.Dictionary<string, global::Microsoft.Extensions.Primitives.StringValues>(global::System.StringComparer.OrdinalIgnoreCase);
-            string key = global::System.Text.Encoding.Latin1.GetString(name);
-            string text = global::System.Text.Encoding.Latin1.GetString(value);
-            ref global::Microsoft.Extensions.Primitives.StringValues slot = ref global::System.Runtime.InteropServices.CollectionsMarshal.GetValueRefOrAddDefault(_unknown, key, out bool exists);
-            slot = exists ? global::Microsoft.Extensions.Primitives.StringValues.Concat(slot, text) : new global::Microsoft.Extensions.Primitives.StringValues(text);
-        }
-
-        private ref global::Microsoft.Extensions.Primitives.StringValues Slot(int index)
-        {
-            switch (index)
-            {
-                case 0:
-                    return ref _Server;
-                case 1:
-                    return ref _Date;
-                case 2:
-                    return ref _ContentType;
-                case 3:
-                    return ref _Connection;
-                case 4:
-                    return ref _TransferEncoding;
-                case 5:
-                    return ref _ContentEncoding;
-                case 6:
-                    return ref _CacheControl;
-                case 7:
-                    return ref _Expires;
-                case 8:
-                    return ref _LastModified;
-                case 9:
-                    return ref _ETag;
-                case 10:
-                    return ref _Vary;
-                case 11:
-                    return ref _Location;
-                case 12:
-                    return ref _SetCookie;
-                case 13:
-                    return ref _AccessControlAllowOrigin;
-                case 14:
-                    return ref _AccessControlAllowCredentials;
-                case 15:
-                    return ref _AccessControlAllowHeaders;
-                case 16:
-                    return ref _AccessControlAllowMethods;
-                case 17:
-                    return ref _AccessControlExposeHeaders;
-                case 18:
-                    return ref _AccessControlMaxAge;
-                case 19:
-                    return ref _StrictTransportSecurity;
-                case 20:
-                    return ref _ContentSecurityPolicy;
-                case 21:
-                    return ref _XContentTypeOptions;
-                case 22:
-                    return ref _XFrameOptions;
-                case 23:
-                    return ref _ReferrerPolicy;
-                case 24:
-                    return ref _PermissionsPolicy;
-                case 25:
-                    return ref _CrossOriginOpenerPolicy;
-                case 26:
-                    return ref _CrossOriginEmbedderPolicy;
-                case 27:
-                    return ref _CrossOriginResourcePolicy;
-                case 28:
-                    return ref _AcceptRanges;
-                case 29:
-                    return ref _Age;
-                case 30:
-                    return ref _Allow;
-                case 31:
-                    return ref _ContentDisposition;
-                case 32:
-                    return ref _ContentLanguage;
-                case 33:
-                    return ref _ContentRange;
-                case 34:
-                    return ref _KeepAlive;
-                case 35:
-                    return ref _Pragma;
-                case 36:
-                    return ref _RetryAfter;
-                case 37:
-                    return ref _Trailer;
-                case 38:
-                    return ref _Upgrade;
-                case 39:
-                    return ref _Via;
-                case 40:
-                    return ref _WwwAuthenticate;
-                case 41:
-                    return ref _ProxyAuthenticate;
-                case 42:
-                    return ref _AltSvc;
-                case 43:
-                    return ref _ServerTiming;
-                case 44:
-                    return ref _TimingAllowOrigin;
-                case 45:
-                    return ref _Traceparent;
-                default:
-                    return ref global::System.Runtime.CompilerServices.Unsafe.NullRef<global::Microsoft.Extensions.Primitives.StringValues>();
-            }
-        }
-
-        // Bit index of a known header name in any letter case, ContentLengthIndex, or -1 (internal for benchmarks): a switch on the length, then
-        // masked compares (0xDF per letter byte, 0xFF for the others), so exactly the case variants of a name match.
-        internal static int IndexOf(global::System.ReadOnlySpan<byte> name)
-        {
-            ref byte start = ref global::System.Runtime.InteropServices.MemoryMarshal.GetReference(name);
-            switch (name.Length)
-            {
-                case 3:
-                {
-                    ushort r0 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 0);
-                    byte r1 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 2);
-                    if ((r0 & 0xDFDF) == 0x4741 && // "age" bytes 0..1, case-insensitive
-                        (r1 & 0xDF) == 0x45) // "age" byte 2, case-insensitive
-                    {
-                        return 29;
-                    }
-
-                    if ((r0 & 0xDFDF) == 0x4956 && // "via" bytes 0..1, case-insensitive
-                        (r1 & 0xDF) == 0x41) // "via" byte 2, case-insensitive
-                    {
-                        return 39;
-                    }
-
-                    return -1;
-                }
-
-                case 4:
-                {
-                    uint r0 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 0);
-                    if ((r0 & 0xDFDFDFDFu) == 0x45544144u) // "date" bytes 0..3, case-insensitive
-                    {
-                        return 1;
-                    }
-
-                    if ((r0 & 0xDFDFDFDFu) == 0x47415445u) // "etag" bytes 0..3, case-insensitive
-                    {
-                        return 9;
-                    }
-
-                    if ((r0 & 0xDFDFDFDFu) == 0x59524156u) // "vary" bytes 0..3, case-insensitive
-                    {
-                        return 10;
-                    }
-
-                    return -1;
-                }
-
-                case 5:
-                {
-                    uint r0 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 0);
-                    byte r1 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 4);
-                    if ((r0 & 0xDFDFDFDFu) == 0x4F4C4C41u && // "allow" bytes 0..3, case-insensitive
-                        (r1 & 0xDF) == 0x57) // "allow" byte 4, case-insensitive
-                    {
-                        return 30;
-                    }
-
-                    return -1;
-                }
-
-                case 6:
-                {
-                    uint r0 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 0);
-                    ushort r1 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 4);
-                    if ((r0 & 0xDFDFDFDFu) == 0x56524553u && // "server" bytes 0..3, case-insensitive
-                        (r1 & 0xDFDF) == 0x5245) // "server" bytes 4..5, case-insensitive
-                    {
-                        return 0;
-                    }
-
-                    if ((r0 & 0xDFDFDFDFu) == 0x47415250u && // "pragma" bytes 0..3, case-insensitive
-                        (r1 & 0xDFDF) == 0x414D) // "pragma" bytes 4..5, case-insensitive
-                    {
-                        return 35;
-                    }
-
-                    return -1;
-                }
-
-                case 7:
-                {
-                    uint r0 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 0);
-                    ushort r1 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 4);
-                    byte r2 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 6);
-                    if ((r0 & 0xDFDFDFDFu) == 0x49505845u && // "expires" bytes 0..3, case-insensitive
-                        (r1 & 0xDFDF) == 0x4552 && // "expires" bytes 4..5, case-insensitive
-                        (r2 & 0xDF) == 0x53) // "expires" byte 6, case-insensitive
-                    {
-                        return 7;
-                    }
-
-                    if ((r0 & 0xDFDFDFDFu) == 0x49415254u && // "trailer" bytes 0..3, case-insensitive
-                        (r1 & 0xDFDF) == 0x454C && // "trailer" bytes 4..5, case-insensitive
-                        (r2 & 0xDF) == 0x52) // "trailer" byte 6, case-insensitive
-                    {
-                        return 37;
-                    }
-
-                    if ((r0 & 0xDFDFDFDFu) == 0x52475055u && // "upgrade" bytes 0..3, case-insensitive
-                        (r1 & 0xDFDF) == 0x4441 && // "upgrade" bytes 4..5, case-insensitive
-                        (r2 & 0xDF) == 0x45) // "upgrade" byte 6, case-insensitive
-                    {
-                        return 38;
-                    }
-
-                    if ((r0 & 0xFFDFDFDFu) == 0x2D544C41u && // "alt-svc" bytes 0..3, case-insensitive
-                        (r1 & 0xDFDF) == 0x5653 && // "alt-svc" bytes 4..5, case-insensitive
-                        (r2 & 0xDF) == 0x43) // "alt-svc" byte 6, case-insensitive
-                    {
-                        return 42;
-                    }
-
-                    return -1;
-                }
-
-                case 8:
-                {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    if ((r0 & 0xDFDFDFDFDFDFDFDFUL) == 0x4E4F495441434F4CUL) // "location" bytes 0..7, case-insensitive
-                    {
-                        return 11;
-                    }
-
-                    return -1;
-                }
-
-                case 10:
-                {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ushort r1 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 8);
-                    if ((r0 & 0xDFDFDFDFDFDFDFDFUL) == 0x495443454E4E4F43UL && // "connection" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDF) == 0x4E4F) // "connection" bytes 8..9, case-insensitive
-                    {
-                        return 3;
-                    }
-
-                    if ((r0 & 0xDFDFDFDFFFDFDFDFUL) == 0x4B4F4F432D544553UL && // "set-cookie" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDF) == 0x4549) // "set-cookie" bytes 8..9, case-insensitive
-                    {
-                        return 12;
-                    }
-
-                    if ((r0 & 0xDFDFDFFFDFDFDFDFUL) == 0x494C412D5045454BUL && // "keep-alive" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDF) == 0x4556) // "keep-alive" bytes 8..9, case-insensitive
-                    {
-                        return 34;
-                    }
-
-                    return -1;
-                }
-
-                case 11:
-                {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ushort r1 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 8);
-                    byte r2 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 10);
-                    if ((r0 & 0xDFDFFFDFDFDFDFDFUL) == 0x46412D5952544552UL && // "retry-after" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDF) == 0x4554 && // "retry-after" bytes 8..9, case-insensitive
-                        (r2 & 0xDF) == 0x52) // "retry-after" byte 10, case-insensitive
-                    {
-                        return 36;
-                    }
-
-                    if ((r0 & 0xDFDFDFDFDFDFDFDFUL) == 0x5241504543415254UL && // "traceparent" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDF) == 0x4E45 && // "traceparent" bytes 8..9, case-insensitive
-                        (r2 & 0xDF) == 0x54) // "traceparent" byte 10, case-insensitive
-                    {
-                        return 45;
-                    }
-
-                    return -1;
-                }
-
-                case 12:
-                {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    uint r1 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 8);
-                    if ((r0 & 0xFFDFDFDFDFDFDFDFUL) == 0x2D544E45544E4F43UL && // "content-type" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFDFu) == 0x45505954u) // "content-type" bytes 8..11, case-insensitive
-                    {
-                        return 2;
-                    }
-
-                    return -1;
-                }
-
-                case 13:
-                {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    uint r1 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 8);
-                    byte r2 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 12);
-                    if ((r0 & 0xDFDFFFDFDFDFDFDFUL) == 0x4F432D4548434143UL && // "cache-control" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFDFu) == 0x4F52544Eu && // "cache-control" bytes 8..11, case-insensitive
-                        (r2 & 0xDF) == 0x4C) // "cache-control" byte 12, case-insensitive
-                    {
-                        return 6;
-                    }
-
-                    if ((r0 & 0xDFDFDFFFDFDFDFDFUL) == 0x444F4D2D5453414CUL && // "last-modified" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFDFu) == 0x45494649u && // "last-modified" bytes 8..11, case-insensitive
-                        (r2 & 0xDF) == 0x44) // "last-modified" byte 12, case-insensitive
-                    {
-                        return 8;
-                    }
-
-                    if ((r0 & 0xDFFFDFDFDFDFDFDFUL) == 0x522D545045434341UL && // "accept-ranges" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFDFu) == 0x45474E41u && // "accept-ranges" bytes 8..11, case-insensitive
-                        (r2 & 0xDF) == 0x53) // "accept-ranges" byte 12, case-insensitive
-                    {
-                        return 28;
-                    }
-
-                    if ((r0 & 0xFFDFDFDFDFDFDFDFUL) == 0x2D544E45544E4F43UL && // "content-range" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFDFu) == 0x474E4152u && // "content-range" bytes 8..11, case-insensitive
-                        (r2 & 0xDF) == 0x45) // "content-range" byte 12, case-insensitive
-                    {
-                        return 33;
-                    }
-
-                    if ((r0 & 0xDFFFDFDFDFDFDFDFUL) == 0x542D524556524553UL && // "server-timing" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFDFu) == 0x4E494D49u && // "server-timing" bytes 8..11, case-insensitive
-                        (r2 & 0xDF) == 0x47) // "server-timing" byte 12, case-insensitive
-                    {
-                        return 43;
-                    }
-
-                    return -1;
-                }
-
-                case 14:
-                {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    uint r1 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 8);
-                    ushort r2 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 12);
-                    if ((r0 & 0xFFDFDFDFDFDFDFDFUL) == 0x2D544E45544E4F43UL && // "content-length" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFDFu) == 0x474E454Cu && // "content-length" bytes 8..11, case-insensitive
-                        (r2 & 0xDFDF) == 0x4854) // "content-length" bytes 12..13, case-insensitive
-                    {
-                        return ContentLengthIndex;
-                    }
-
-                    return -1;
-                }
-
-                case 15:
-                {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    uint r1 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 8);
-                    ushort r2 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 12);
-                    byte r3 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 14);
-                    if ((r0 & 0xFFDFDFDFDFDFFFDFUL) == 0x2D454D4152462D58UL && // "x-frame-options" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFDFu) == 0x4954504Fu && // "x-frame-options" bytes 8..11, case-insensitive
-                        (r2 & 0xDFDF) == 0x4E4F && // "x-frame-options" bytes 12..13, case-insensitive
-                        (r3 & 0xDF) == 0x53) // "x-frame-options" byte 14, case-insensitive
-                    {
-                        return 22;
-                    }
-
-                    if ((r0 & 0xDFDFDFDFDFDFDFDFUL) == 0x5245525245464552UL && // "referrer-policy" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFFFu) == 0x4C4F502Du && // "referrer-policy" bytes 8..11, case-insensitive
-                        (r2 & 0xDFDF) == 0x4349 && // "referrer-policy" bytes 12..13, case-insensitive
-                        (r3 & 0xDF) == 0x59) // "referrer-policy" byte 14, case-insensitive
-                    {
-                        return 23;
-                    }
-
-                    return -1;
-                }
-
-                case 16:
-                {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    if ((r0 & 0xFFDFDFDFDFDFDFDFUL) == 0x2D544E45544E4F43UL && // "content-encoding" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFDFDFDFDFDFUL) == 0x474E49444F434E45UL) // "content-encoding" bytes 8..15, case-insensitive
-                    {
-                        return 5;
-                    }
-
-                    if ((r0 & 0xFFDFDFDFDFDFDFDFUL) == 0x2D544E45544E4F43UL && // "content-language" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFDFDFDFDFDFUL) == 0x45474155474E414CUL) // "content-language" bytes 8..15, case-insensitive
-                    {
-                        return 32;
-                    }
-
-                    if ((r0 & 0xDFDFDFDFFFDFDFDFUL) == 0x485455412D575757UL && // "www-authenticate" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFDFDFDFDFDFUL) == 0x4554414349544E45UL) // "www-authenticate" bytes 8..15, case-insensitive
-                    {
-                        return 40;
-                    }
-
-                    return -1;
-                }
-
-                case 17:
-                {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    byte r2 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 16);
-                    if ((r0 & 0xDFDFDFDFDFDFDFDFUL) == 0x524546534E415254UL && // "transfer-encoding" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFDFDFDFDFFFUL) == 0x4E49444F434E452DUL && // "transfer-encoding" bytes 8..15, case-insensitive
-                        (r2 & 0xDF) == 0x47) // "transfer-encoding" byte 16, case-insensitive
-                    {
-                        return 4;
-                    }
-
-                    return -1;
-                }
-
-                case 18:
-                {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    ushort r2 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 16);
-                    if ((r0 & 0xDFDFDFDFDFDFDFDFUL) == 0x495353494D524550UL && // "permissions-policy" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFDFFFDFDFDFUL) == 0x494C4F502D534E4FUL && // "permissions-policy" bytes 8..15, case-insensitive
-                        (r2 & 0xDFDF) == 0x5943) // "permissions-policy" bytes 16..17, case-insensitive
-                    {
-                        return 24;
-                    }
-
-                    if ((r0 & 0xDFDFFFDFDFDFDFDFUL) == 0x55412D59584F5250UL && // "proxy-authenticate" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFDFDFDFDFDFUL) == 0x414349544E454854UL && // "proxy-authenticate" bytes 8..15, case-insensitive
-                        (r2 & 0xDFDF) == 0x4554) // "proxy-authenticate" bytes 16..17, case-insensitive
-                    {
-                        return 41;
-                    }
-
-                    return -1;
-                }
-
-                case 19:
-                {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    ushort r2 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 16);
-                    byte r3 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 18);
-                    if ((r0 & 0xFFDFDFDFDFDFDFDFUL) == 0x2D544E45544E4F43UL && // "content-disposition" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFDFDFDFDFDFUL) == 0x5449534F50534944UL && // "content-disposition" bytes 8..15, case-insensitive
-                        (r2 & 0xDFDF) == 0x4F49 && // "content-disposition" bytes 16..17, case-insensitive
-                        (r3 & 0xDF) == 0x4E) // "content-disposition" byte 18, case-insensitive
-                    {
-                        return 31;
-                    }
-
-                    if ((r0 & 0xDFFFDFDFDFDFDFDFUL) == 0x412D474E494D4954UL && // "timing-allow-origin" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFFFDFDFDFDFUL) == 0x49524F2D574F4C4CUL && // "timing-allow-origin" bytes 8..15, case-insensitive
-                        (r2 & 0xDFDF) == 0x4947 && // "timing-allow-origin" bytes 16..17, case-insensitive
-                        (r3 & 0xDF) == 0x4E) // "timing-allow-origin" byte 18, case-insensitive
-                    {
-                        return 44;
-                    }
-
-                    return -1;
-                }
-
-                case 22:
-                {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    uint r2 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 16);
-                    ushort r3 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 20);
-                    if ((r0 & 0xDFFFDFDFDFDFDFDFUL) == 0x432D535345434341UL && // "access-control-max-age" bytes 0..7, case-insensitive
-                        (r1 & 0xDFFFDFDFDFDFDFDFUL) == 0x4D2D4C4F52544E4FUL && // "access-control-max-age" bytes 8..15, case-insensitive
-                        (r2 & 0xDFFFDFDFu) == 0x412D5841u && // "access-control-max-age" bytes 16..19, case-insensitive
-                        (r3 & 0xDFDF) == 0x4547) // "access-control-max-age" bytes 20..21, case-insensitive
-                    {
-                        return 18;
-                    }
-
-                    if ((r0 & 0xDFDFDFDFDFDFFFDFUL) == 0x4E45544E4F432D58UL && // "x-content-type-options" bytes 0..7, case-insensitive
-                        (r1 & 0xDFFFDFDFDFDFFFDFUL) == 0x4F2D455059542D54UL && // "x-content-type-options" bytes 8..15, case-insensitive
-                        (r2 & 0xDFDFDFDFu) == 0x4F495450u && // "x-content-type-options" bytes 16..19, case-insensitive
-                        (r3 & 0xDFDF) == 0x534E) // "x-content-type-options" bytes 20..21, case-insensitive
-                    {
-                        return 21;
-                    }
-
-                    return -1;
-                }
-
-                case 23:
-                {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    uint r2 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 16);
-                    ushort r3 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 20);
-                    byte r4 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 22);
-                    if ((r0 & 0xFFDFDFDFDFDFDFDFUL) == 0x2D544E45544E4F43UL && // "content-security-policy" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFDFDFDFDFDFUL) == 0x5954495255434553UL && // "content-security-policy" bytes 8..15, case-insensitive
-                        (r2 & 0xDFDFDFFFu) == 0x4C4F502Du && // "content-security-policy" bytes 16..19, case-insensitive
-                        (r3 & 0xDFDF) == 0x4349 && // "content-security-policy" bytes 20..21, case-insensitive
-                        (r4 & 0xDF) == 0x59) // "content-security-policy" byte 22, case-insensitive
-                    {
-                        return 20;
-                    }
-
-                    return -1;
-                }
-
-                case 25:
-                {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    ulong r2 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 16);
-                    byte r3 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 24);
-                    if ((r0 & 0xDFFFDFDFDFDFDFDFUL) == 0x542D544349525453UL && // "strict-transport-security" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFDFDFDFDFDFUL) == 0x54524F50534E4152UL && // "strict-transport-security" bytes 8..15, case-insensitive
-                        (r2 & 0xDFDFDFDFDFDFDFFFUL) == 0x544952554345532DUL && // "strict-transport-security" bytes 16..23, case-insensitive
-                        (r3 & 0xDF) == 0x59) // "strict-transport-security" byte 24, case-insensitive
-                    {
-                        return 19;
-                    }
-
-                    return -1;
-                }
-
-                case 26:
-                {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    ulong r2 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 16);
-                    ushort r3 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 24);
-                    if ((r0 & 0xDFDFFFDFDFDFDFDFUL) == 0x524F2D53534F5243UL && // "cross-origin-opener-policy" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFFFDFDFDFDFUL) == 0x45504F2D4E494749UL && // "cross-origin-opener-policy" bytes 8..15, case-insensitive
-                        (r2 & 0xDFDFDFDFFFDFDFDFUL) == 0x494C4F502D52454EUL && // "cross-origin-opener-policy" bytes 16..23, case-insensitive
-                        (r3 & 0xDFDF) == 0x5943) // "cross-origin-opener-policy" bytes 24..25, case-insensitive
-                    {
-                        return 25;
-                    }
-
-                    return -1;
-                }
-
-                case 27:
-                {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    ulong r2 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 16);
-                    ushort r3 = global::Falconet.Http.HeaderHelpers.Read16(ref start, 24);
-                    byte r4 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 26);
-                    if ((r0 & 0xDFFFDFDFDFDFDFDFUL) == 0x432D535345434341UL && // "access-control-allow-origin" bytes 0..7, case-insensitive
-                        (r1 & 0xDFFFDFDFDFDFDFDFUL) == 0x412D4C4F52544E4FUL && // "access-control-allow-origin" bytes 8..15, case-insensitive
-                        (r2 & 0xDFDFDFFFDFDFDFDFUL) == 0x49524F2D574F4C4CUL && // "access-control-allow-origin" bytes 16..23, case-insensitive
-                        (r3 & 0xDFDF) == 0x4947 && // "access-control-allow-origin" bytes 24..25, case-insensitive
-                        (r4 & 0xDF) == 0x4E) // "access-control-allow-origin" byte 26, case-insensitive
-                    {
-                        return 13;
-                    }
-
-                    return -1;
-                }
-
-                case 28:
-                {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    ulong r2 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 16);
-                    uint r3 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 24);
-                    if ((r0 & 0xDFFFDFDFDFDFDFDFUL) == 0x432D535345434341UL && // "access-control-allow-headers" bytes 0..7, case-insensitive
-                        (r1 & 0xDFFFDFDFDFDFDFDFUL) == 0x412D4C4F52544E4FUL && // "access-control-allow-headers" bytes 8..15, case-insensitive
-                        (r2 & 0xDFDFDFFFDFDFDFDFUL) == 0x4145482D574F4C4CUL && // "access-control-allow-headers" bytes 16..23, case-insensitive
-                        (r3 & 0xDFDFDFDFu) == 0x53524544u) // "access-control-allow-headers" bytes 24..27, case-insensitive
-                    {
-                        return 15;
-                    }
-
-                    if ((r0 & 0xDFFFDFDFDFDFDFDFUL) == 0x432D535345434341UL && // "access-control-allow-methods" bytes 0..7, case-insensitive
-                        (r1 & 0xDFFFDFDFDFDFDFDFUL) == 0x412D4C4F52544E4FUL && // "access-control-allow-methods" bytes 8..15, case-insensitive
-                        (r2 & 0xDFDFDFFFDFDFDFDFUL) == 0x54454D2D574F4C4CUL && // "access-control-allow-methods" bytes 16..23, case-insensitive
-                        (r3 & 0xDFDFDFDFu) == 0x53444F48u) // "access-control-allow-methods" bytes 24..27, case-insensitive
-                    {
-                        return 16;
-                    }
-
-                    if ((r0 & 0xDFDFFFDFDFDFDFDFUL) == 0x524F2D53534F5243UL && // "cross-origin-embedder-policy" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFFFDFDFDFDFUL) == 0x424D452D4E494749UL && // "cross-origin-embedder-policy" bytes 8..15, case-insensitive
-                        (r2 & 0xDFDFFFDFDFDFDFDFUL) == 0x4F502D5245444445UL && // "cross-origin-embedder-policy" bytes 16..23, case-insensitive
-                        (r3 & 0xDFDFDFDFu) == 0x5943494Cu) // "cross-origin-embedder-policy" bytes 24..27, case-insensitive
-                    {
-                        return 26;
-                    }
-
-                    if ((r0 & 0xDFDFFFDFDFDFDFDFUL) == 0x524F2D53534F5243UL && // "cross-origin-resource-policy" bytes 0..7, case-insensitive
-                        (r1 & 0xDFDFDFFFDFDFDFDFUL) == 0x5345522D4E494749UL && // "cross-origin-resource-policy" bytes 8..15, case-insensitive
-                        (r2 & 0xDFDFFFDFDFDFDFDFUL) == 0x4F502D454352554FUL && // "cross-origin-resource-policy" bytes 16..23, case-insensitive
-                        (r3 & 0xDFDFDFDFu) == 0x5943494Cu) // "cross-origin-resource-policy" bytes 24..27, case-insensitive
-                    {
-                        return 27;
-                    }
-
-                    return -1;
-                }
-
-                case 29:
-                {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    ulong r2 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 16);
-                    uint r3 = global::Falconet.Http.HeaderHelpers.Read32(ref start, 24);
-                    byte r4 = global::Falconet.Http.HeaderHelpers.Read8(ref start, 28);
-                    if ((r0 & 0xDFFFDFDFDFDFDFDFUL) == 0x432D535345434341UL && // "access-control-expose-headers" bytes 0..7, case-insensitive
-                        (r1 & 0xDFFFDFDFDFDFDFDFUL) == 0x452D4C4F52544E4FUL && // "access-control-expose-headers" bytes 8..15, case-insensitive
-                        (r2 & 0xDFDFFFDFDFDFDFDFUL) == 0x45482D45534F5058UL && // "access-control-expose-headers" bytes 16..23, case-insensitive
-                        (r3 & 0xDFDFDFDFu) == 0x52454441u && // "access-control-expose-headers" bytes 24..27, case-insensitive
-                        (r4 & 0xDF) == 0x53) // "access-control-expose-headers" byte 28, case-insensitive
-                    {
-                        return 17;
-                    }
-
-                    return -1;
-                }
-
-                case 32:
-                {
-                    ulong r0 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 0);
-                    ulong r1 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 8);
-                    ulong r2 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 16);
-                    ulong r3 = global::Falconet.Http.HeaderHelpers.Read64(ref start, 24);
-                    if ((r0 & 0xDFFFDFDFDFDFDFDFUL) == 0x432D535345434341UL && // "access-control-allow-credentials" bytes 0..7, case-insensitive
-                        (r1 & 0xDFFFDFDFDFDFDFDFUL) == 0x412D4C4F52544E4FUL && // "access-control-allow-credentials" bytes 8..15, case-insensitive
-                        (r2 & 0xDFDFDFFFDFDFDFDFUL) == 0x4552432D574F4C4CUL && // "access-control-allow-credentials" bytes 16..23, case-insensitive
-                        (r3 & 0xDFDFDFDFDFDFDFDFUL) == 0x534C4149544E4544UL) // "access-control-allow-credentials" bytes 24..31, case-insensitive
-                    {
-                        return 14;
-                    }
-
-                    return -1;
-                }
-
-                default:
-                    return -1;
-            }
-        }
-
-        private static int IndexOf(string key)
-        {
-            global::System.ArgumentNullException.ThrowIfNull(key);
-            switch (key.Length)
-            {
-                case 3:
-                    if (string.Equals(key, "Age", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 29;
-                    }
-
-                    if (string.Equals(key, "Via", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 39;
-                    }
-
-                    return -1;
-                case 4:
-                    if (string.Equals(key, "Date", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 1;
-                    }
-
-                    if (string.Equals(key, "ETag", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 9;
-                    }
-
-                    if (string.Equals(key, "Vary", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 10;
-                    }
-
-                    return -1;
-                case 5:
-                    if (string.Equals(key, "Allow", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 30;
-                    }
-
-                    return -1;
-                case 6:
-                    if (string.Equals(key, "Server", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 0;
-                    }
-
-                    if (string.Equals(key, "Pragma", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 35;
-                    }
-
-                    return -1;
-                case 7:
-                    if (string.Equals(key, "Expires", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 7;
-                    }
-
-                    if (string.Equals(key, "Trailer", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 37;
-                    }
-
-                    if (string.Equals(key, "Upgrade", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 38;
-                    }
-
-                    if (string.Equals(key, "Alt-Svc", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 42;
-                    }
-
-                    return -1;
-                case 8:
-                    if (string.Equals(key, "Location", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 11;
-                    }
-
-                    return -1;
-                case 10:
-                    if (string.Equals(key, "Connection", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 3;
-                    }
-
-                    if (string.Equals(key, "Set-Cookie", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 12;
-                    }
-
-                    if (string.Equals(key, "Keep-Alive", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 34;
-                    }
-
-                    return -1;
-                case 11:
-                    if (string.Equals(key, "Retry-After", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 36;
-                    }
-
-                    if (string.Equals(key, "traceparent", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 45;
-                    }
-
-                    return -1;
-                case 12:
-                    if (string.Equals(key, "Content-Type", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 2;
-                    }
-
-                    return -1;
-                case 13:
-                    if (string.Equals(key, "Cache-Control", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 6;
-                    }
-
-                    if (string.Equals(key, "Last-Modified", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 8;
-                    }
-
-                    if (string.Equals(key, "Accept-Ranges", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 28;
-                    }
-
-                    if (string.Equals(key, "Content-Range", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 33;
-                    }
-
-                    if (string.Equals(key, "Server-Timing", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 43;
-                    }
-
-                    return -1;
-                case 14:
-                    if (string.Equals(key, "Content-Length", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return ContentLengthIndex;
-                    }
-
-                    return -1;
-                case 15:
-                    if (string.Equals(key, "X-Frame-Options", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 22;
-                    }
-
-                    if (string.Equals(key, "Referrer-Policy", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 23;
-                    }
-
-                    return -1;
-                case 16:
-                    if (string.Equals(key, "Content-Encoding", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 5;
-                    }
-
-                    if (string.Equals(key, "Content-Language", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 32;
-                    }
-
-                    if (string.Equals(key, "WWW-Authenticate", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 40;
-                    }
-
-                    return -1;
-                case 17:
-                    if (string.Equals(key, "Transfer-Encoding", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 4;
-                    }
-
-                    return -1;
-                case 18:
-                    if (string.Equals(key, "Permissions-Policy", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 24;
-                    }
-
-                    if (string.Equals(key, "Proxy-Authenticate", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 41;
-                    }
-
-                    return -1;
-                case 19:
-                    if (string.Equals(key, "Content-Disposition", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 31;
-                    }
-
-                    if (string.Equals(key, "Timing-Allow-Origin", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 44;
-                    }
-
-                    return -1;
-                case 22:
-                    if (string.Equals(key, "Access-Control-Max-Age", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 18;
-                    }
-
-                    if (string.Equals(key, "X-Content-Type-Options", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 21;
-                    }
-
-                    return -1;
-                case 23:
-                    if (string.Equals(key, "Content-Security-Policy", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 20;
-                    }
-
-                    return -1;
-                case 25:
-                    if (string.Equals(key, "Strict-Transport-Security", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 19;
-                    }
-
-                    return -1;
-                case 26:
-                    if (string.Equals(key, "Cross-Origin-Opener-Policy", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 25;
-                    }
-
-                    return -1;
-                case 27:
-                    if (string.Equals(key, "Access-Control-Allow-Origin", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 13;
-                    }
-
-                    return -1;
-                case 28:
-                    if (string.Equals(key, "Access-Control-Allow-Headers", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 15;
-                    }
-
-                    if (string.Equals(key, "Access-Control-Allow-Methods", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 16;
-                    }
-
-                    if (string.Equals(key, "Cross-Origin-Embedder-Policy", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 26;
-                    }
-
-                    if (string.Equals(key, "Cross-Origin-Resource-Policy", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 27;
-                    }
-
-                    return -1;
-                case 29:
-                    if (string.Equals(key, "Access-Control-Expose-Headers", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 17;
-                    }
-
-                    return -1;
-                case 32:
-                    if (string.Equals(key, "Access-Control-Allow-Credentials", global::System.StringComparison.OrdinalIgnoreCase))
-                    {
-                        return 14;
-                    }
-
-                    return -1;
-                default:
-                    return -1;
-            }
-        }
-
-        // One string per bit of the bit set, inline in this object: the last value parsed for that header on this connection.
-        // Sized to the bit set rather than the header count, so a header added to the schema does not touch this line.
-        [global::System.Runtime.CompilerServices.InlineArray(64)]
-        private struct PreviousValues
-        {
-            private string? _element;
-        }
-
-        /// <summary>Enumerates the headers of the collection: known headers by bit, then Content-Length, then unknown headers.</summary>
-        public struct Enumerator : global::System.Collections.Generic.IEnumerator<global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>>
-        {
-            private readonly ResponseHeaders _headers;
-            private ulong _remaining;
-            private int _state;
-            private global::System.Collections.Generic.Dictionary<string, global::Microsoft.Extensions.Primitives.StringValues>.Enumerator _unknown;
-            private global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues> _current;
-
-            internal Enumerator(ResponseHeaders headers)
-            {
-                _headers = headers;
-                _remaining = headers._bits;
-                _state = 0;
-                _unknown = default;
-                _current = default;
-            }
-
-            /// <summary>The current header.</summary>
-            public global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues> Current => _current;
-
-            object global::System.Collections.IEnumerator.Current => _current;
-
-            /// <summary>Moves to the next header.</summary>
-            public bool MoveNext()
-            {
-                if (_state == 0)
-                {
-                    if (_remaining != 0)
-                    {
-                        int index = global::System.Numerics.BitOperations.TrailingZeroCount(_remaining);
-                        _remaining &= _remaining - 1;
-                        _current = new global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>(s_names[index], _headers.Slot(index));
-                        return true;
-                    }
-
-                    _state = 1;
-                    if (_headers._contentLength is long length)
-                    {
-                        _current = new global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues>(ContentLengthName, _headers.ContentLengthText(length));
-                        return true;
-                    }
-                }
-
-                if (_state == 1)
-                {
-                    if (_headers._unknown is not { Count: > 0 } unknown)
-                    {
-                        _state = 3;
-                        _current = default;
-                        return false;
-                    }
-
-                    _unknown = unknown.GetEnumerator();
-                    _state = 2;
-                }
-
-                if (_state == 2 && _unknown.MoveNext())
-                {
-                    _current = _unknown.Current;
-                    return true;
-                }
-
-                _state = 3;
-                _current = default;
-                return false;
-            }
-
-            /// <summary>Starts the enumeration again.</summary>
-            public void Reset()
-            {
-                _remaining = _headers._bits;
-                _state = 0;
-                _unknown = default;
-                _current = default;
-            }
-
-            /// <summary>Nothing to release.</summary>
-            public void Dispose()
-            {
-            }
-        }
-
-        // "\r\nName: " of every known header in bit order, each at s_nameOffsets[bit] and 4 bytes longer than its name.
-        private static global::System.ReadOnlySpan<byte> NameBlob =>
-            "\r\nServer: "u8 // 0: Server
-            + "\r\nDate: "u8 // 10: Date
-            + "\r\nContent-Type: "u8 // 18: Content-Type
-            + "\r\nConnection: "u8 // 34: Connection
-            + "\r\nTransfer-Encoding: "u8 // 48: Transfer-Encoding
-            + "\r\nContent-Encoding: "u8 // 69: Content-Encoding
-            + "\r\nCache-Control: "u8 // 89: Cache-Control
-            + "\r\nExpires: "u8 // 106: Expires
-            + "\r\nLast-Modified: "u8 // 117: Last-Modified
-            + "\r\nETag: "u8 // 134: ETag
-            + "\r\nVary: "u8 // 142: Vary
-            + "\r\nLocation: "u8 // 150: Location
-            + "\r\nSet-Cookie: "u8 // 162: Set-Cookie
-            + "\r\nAccess-Control-Allow-Origin: "u8 // 176: Access-Control-Allow-Origin
-            + "\r\nAccess-Control-Allow-Credentials: "u8 // 207: Access-Control-Allow-Credentials
-            + "\r\nAccess-Control-Allow-Headers: "u8 // 243: Access-Control-Allow-Headers
-            + "\r\nAccess-Control-Allow-Methods: "u8 // 275: Access-Control-Allow-Methods
-            + "\r\nAccess-Control-Expose-Headers: "u8 // 307: Access-Control-Expose-Headers
-            + "\r\nAccess-Control-Max-Age: "u8 // 340: Access-Control-Max-Age
-            + "\r\nStrict-Transport-Security: "u8 // 366: Strict-Transport-Security
-            + "\r\nContent-Security-Policy: "u8 // 395: Content-Security-Policy
-            + "\r\nX-Content-Type-Options: "u8 // 422: X-Content-Type-Options
-            + "\r\nX-Frame-Options: "u8 // 448: X-Frame-Options
-            + "\r\nReferrer-Policy: "u8 // 467: Referrer-Policy
-            + "\r\nPermissions-Policy: "u8 // 486: Permissions-Policy
-            + "\r\nCross-Origin-Opener-Policy: "u8 // 508: Cross-Origin-Opener-Policy
-            + "\r\nCross-Origin-Embedder-Policy: "u8 // 538: Cross-Origin-Embedder-Policy
-            + "\r\nCross-Origin-Resource-Policy: "u8 // 570: Cross-Origin-Resource-Policy
-            + "\r\nAccept-Ranges: "u8 // 602: Accept-Ranges
-            + "\r\nAge: "u8 // 619: Age
-            + "\r\nAllow: "u8 // 626: Allow
-            + "\r\nContent-Disposition: "u8 // 635: Content-Disposition
-            + "\r\nContent-Language: "u8 // 658: Content-Language
-            + "\r\nContent-Range: "u8 // 678: Content-Range
-            + "\r\nKeep-Alive: "u8 // 695: Keep-Alive
-            + "\r\nPragma: "u8 // 709: Pragma
-            + "\r\nRetry-After: "u8 // 719: Retry-After
-            + "\r\nTrailer: "u8 // 734: Trailer
-            + "\r\nUpgrade: "u8 // 745: Upgrade
-            + "\r\nVia: "u8 // 756: Via
-            + "\r\nWWW-Authenticate: "u8 // 763: WWW-Authenticate
-            + "\r\nProxy-Authenticate: "u8 // 783: Proxy-Authenticate
-            + "\r\nAlt-Svc: "u8 // 805: Alt-Svc
-            + "\r\nServer-Timing: "u8 // 816: Server-Timing
-            + "\r\nTiming-Allow-Origin: "u8 // 833: Timing-Allow-Origin
-            + "\r\ntraceparent: "u8 // 856: traceparent
-            ;
-
-        // A static array, not a span over an array literal: unoptimized code would allocate for the latter on every call.
-        private static readonly ushort[] s_nameOffsets = new ushort[]
-        {
-            0, // Server
-            10, // Date
-            18, // Content-Type
-            34, // Connection
-            48, // Transfer-Encoding
-            69, // Content-Encoding
-            89, // Cache-Control
-            106, // Expires
-            117, // Last-Modified
-            134, // ETag
-            142, // Vary
-            150, // Location
-            162, // Set-Cookie
-            176, // Access-Control-Allow-Origin
-            207, // Access-Control-Allow-Credentials
-            243, // Access-Control-Allow-Headers
-            275, // Access-Control-Allow-Methods
-            307, // Access-Control-Expose-Headers
-            340, // Access-Control-Max-Age
-            366, // Strict-Transport-Security
-            395, // Content-Security-Policy
-            422, // X-Content-Type-Options
-            448, // X-Frame-Options
-            467, // Referrer-Policy
-            486, // Permissions-Policy
-            508, // Cross-Origin-Opener-Policy
-            538, // Cross-Origin-Embedder-Policy
-            570, // Cross-Origin-Resource-Policy
-            602, // Accept-Ranges
-            619, // Age
-            626, // Allow
-            635, // Content-Disposition
-            658, // Content-Language
-            678, // Content-Range
-            695, // Keep-Alive
-            709, // Pragma
-            719, // Retry-After
-            734, // Trailer
-            745, // Upgrade
-            756, // Via
-            763, // WWW-Authenticate
-            783, // Proxy-Authenticate
-            805, // Alt-Svc
-            816, // Server-Timing
-            833, // Timing-Allow-Origin
-            856, // traceparent
-        };
-
-        private static global::System.ReadOnlySpan<byte> ContentLengthPrefix => "\r\nContent-Length: "u8;
-
-        /// <summary>
-        /// Writes every header as "\r\nName: value": known headers by bit from precomputed name bytes, Content-Length as
-        /// digits, then unknown headers; a header with several values is written once per value. The caller writes the
-        /// status line (without its CRLF) before and "\r\n\r\n" after.
-        /// </summary>
-        public void CopyTo<TWriter>(ref TWriter writer)
-            where TWriter : global::System.Buffers.IBufferWriter<byte>
-        {
-            global::System.ReadOnlySpan<byte> blob = NameBlob;
-            global::System.ReadOnlySpan<ushort> offsets = s_nameOffsets;
-            ulong bits = _bits;
-            while (bits != 0)
-            {
-                int index = global::System.Numerics.BitOperations.TrailingZeroCount(bits);
-                bits &= bits - 1;
-                global::System.ReadOnlySpan<byte> prefix = blob.Slice(offsets[index], s_names[index].Length + 4);
-                foreach (string? value in Slot(index))
-                {
-                    global::Falconet.Http.HeaderHelpers.WriteHeader(ref writer, prefix, value);
-                }
-            }
-
-            if (_contentLength is long length)
-            {
-                global::Falconet.Http.HeaderHelpers.WriteContentLength(ref writer, ContentLengthPrefix, length);
-            }
-
-            if (_unknown is not null)
-            {
-                foreach (global::System.Collections.Generic.KeyValuePair<string, global::Microsoft.Extensions.Primitives.StringValues> pair in _unknown)
-                {
-                    foreach (string? value in pair.Value)
-                    {
-                        global::Falconet.Http.HeaderHelpers.WriteUnknownHeader(ref writer, pair.Key, value);
-                    }
-                }
-            }
+            get => GetKnown(45);
+            set => SetKnown(45, value);
         }
     }
 }

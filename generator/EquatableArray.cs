@@ -6,7 +6,7 @@ using System.Collections.Immutable;
 namespace Falconet.Generator;
 
 /// <summary>An immutable array with structural equality, so pipeline values compare by content.</summary>
-public readonly struct EquatableArray<T> : IEquatable<EquatableArray<T>>, IEnumerable<T>
+internal readonly struct EquatableArray<T> : IEquatable<EquatableArray<T>>, IEnumerable<T>
     where T : IEquatable<T>
 {
     private readonly ImmutableArray<T> _items;
@@ -66,7 +66,7 @@ public readonly struct EquatableArray<T> : IEquatable<EquatableArray<T>>, IEnume
 }
 
 /// <summary>Creates <see cref="EquatableArray{T}"/> values.</summary>
-public static class EquatableArray
+internal static class EquatableArray
 {
     public static EquatableArray<T> From<T>(IEnumerable<T> items)
         where T : IEquatable<T> => new(ImmutableArray.CreateRange(items));

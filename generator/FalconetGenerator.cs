@@ -12,8 +12,9 @@ using Microsoft.CodeAnalysis.Text;
 namespace Falconet.Generator;
 
 /// <summary>
-/// Reads the default header schema and every AdditionalFiles item named *.headers.json, and emits
-/// KnownMethods, KnownVersions, RequestHeaders, ResponseHeaders and their shared HeaderHelpers.
+/// Reads the default header schema and every AdditionalFiles item named *.headers.json. Into the Falconet runtime
+/// (FalconetGenerate=Runtime) it emits KnownMethods, KnownVersions and the built-in RequestHeaders and ResponseHeaders;
+/// into an app that references the runtime, the app's own header set (HeaderSet.g.cs).
 /// </summary>
 [Generator(LanguageNames.CSharp)]
 public sealed class FalconetGenerator : IIncrementalGenerator
@@ -21,12 +22,16 @@ public sealed class FalconetGenerator : IIncrementalGenerator
     /// <summary>The suffix that marks an AdditionalFiles item as a header schema.</summary>
     public const string SchemaFileSuffix = ".headers.json";
 
+    /// <summary>A type of the Falconet runtime that an app's header set implements: its presence says the runtime is referenced.</summary>
+    internal const string RuntimeMarkerType = "Falconet.Http.IHeaderSet";
+
     // No byte order mark: the emitted files are also committed under generated/ and compared as text.
     private static readonly System.Text.Encoding s_utf8 = new System.Text.UTF8Encoding(encoderShouldEmitUTF8Identifier: false);
 
     /// <summary>The generator version written at the top of every emitted file.</summary>
     public static readonly string Version = ReadVersion();
 
+    /// <inheritdoc/>
     public void Initialize(IncrementalGeneratorInitializationContext context)
     {
         IncrementalValueProvider<GeneratorOptions> options = context.AnalyzerConfigOptionsProvider
@@ -34,12 +39,24 @@ public sealed class FalconetGenerator : IIncrementalGenerator
             .WithTrackingName(TrackingNames.Options);
 
         IncrementalValuesProvider<SchemaFile> files = context.AdditionalTextsProvider
-            .Where(static text => text.Path.EndsWith(SchemaFileSuffix, StringComparison.OrdinalIgnoreCase))
+            .Where(static text => IsSchemaFile(text.Path))
             .Select(static (text, cancellationToken) => ReadFile(text, cancellationToken))
             .WithTrackingName(TrackingNames.Schema);
 
+        IncrementalValuesProvider<DiagnosticInfo> misnamed = context.AdditionalTextsProvider
+            .Where(static text => !IsSchemaFile(text.Path) && IsJsonFile(text.Path))
+            .Select(static (text, cancellationToken) => CheckMisnamed(text, cancellationToken))
+            .Where(static diagnostic => diagnostic is not null)
+            .Select(static (diagnostic, _) => diagnostic!)
+            .WithTrackingName(TrackingNames.MisnamedFiles);
+
+        IncrementalValueProvider<bool> runtimeReferenced = context.CompilationProvider
+            .Select(static (compilation, _) => compilation.GetTypeByMetadataName(RuntimeMarkerType) is not null)
+            .WithTrackingName(TrackingNames.Runtime);
+
         IncrementalValueProvider<SchemaResult> model = files.Collect()
-            .Select(static (userFiles, _) => Merge(userFiles))
+            .Combine(options.Select(static (o, _) => o.Runtime))
+            .Select(static (pair, _) => Merge(pair.Left, userMethods: pair.Right))
             .WithTrackingName(TrackingNames.Model);
 
         IncrementalValueProvider<PlanResult> plan = model
@@ -50,7 +67,9 @@ public sealed class FalconetGenerator : IIncrementalGenerator
 
         IncrementalValueProvider<EquatableArray<DiagnosticInfo>> diagnostics = model
             .Combine(options)
-            .Select(static (pair, _) => EquatableArray.From(pair.Left.Diagnostics.AsImmutableArray().AddRange(pair.Right.Diagnostics)))
+            .Combine(runtimeReferenced)
+            .Combine(misnamed.Collect())
+            .Select(static (all, _) => CollectDiagnostics(all.Left.Left.Left, all.Left.Left.Right, all.Left.Right, all.Right))
             .WithTrackingName(TrackingNames.Diagnostics);
 
         context.RegisterSourceOutput(diagnostics, static (output, items) =>
@@ -61,7 +80,34 @@ public sealed class FalconetGenerator : IIncrementalGenerator
             }
         });
 
-        context.RegisterSourceOutput(plan, static (output, result) => Emit(output, result));
+        context.RegisterSourceOutput(plan.Combine(runtimeReferenced), static (output, pair) => Emit(output, pair.Left, pair.Right));
+    }
+
+    private static bool IsSchemaFile(string path) => path.EndsWith(SchemaFileSuffix, StringComparison.OrdinalIgnoreCase);
+
+    private static bool IsJsonFile(string path) =>
+        path.EndsWith(".json", StringComparison.OrdinalIgnoreCase) || path.EndsWith(".jsonc", StringComparison.OrdinalIgnoreCase);
+
+    // A JSON file with the schema's own properties, or pointing at its JSON Schema, was meant as a header schema.
+    private static DiagnosticInfo? CheckMisnamed(AdditionalText text, CancellationToken cancellationToken)
+    {
+        string content = text.GetText(cancellationToken)?.ToString() ?? string.Empty;
+        bool looksLikeSchema = content.Contains("\"requestHeaders\"") || content.Contains("\"responseHeaders\"")
+            || content.Contains("known-headers.schema.json");
+        return looksLikeSchema
+            ? DiagnosticInfo.Create(DiagnosticDescriptors.MisnamedSchemaFile, new LocationInfo(text.Path, 0, 0, 0, 0, 0, 0), SchemaMerger.FileName(text.Path))
+            : null;
+    }
+
+    private static EquatableArray<DiagnosticInfo> CollectDiagnostics(SchemaResult model, GeneratorOptions options, bool runtimeReferenced, ImmutableArray<DiagnosticInfo> misnamed)
+    {
+        ImmutableArray<DiagnosticInfo> all = model.Diagnostics.AsImmutableArray().AddRange(options.Diagnostics).AddRange(misnamed);
+        if (!options.Runtime && model.Model.UserFiles > 0 && !runtimeReferenced)
+        {
+            all = all.Add(DiagnosticInfo.Create(DiagnosticDescriptors.RuntimeNotReferenced, LocationInfo.None));
+        }
+
+        return EquatableArray.From(all);
     }
 
     private static SchemaFile ReadFile(AdditionalText text, CancellationToken cancellationToken)
@@ -78,15 +124,15 @@ public sealed class FalconetGenerator : IIncrementalGenerator
         }
     }
 
-    private static SchemaResult Merge(ImmutableArray<SchemaFile> userFiles)
+    private static SchemaResult Merge(ImmutableArray<SchemaFile> userFiles, bool userMethods)
     {
         try
         {
-            return SchemaMerger.Merge(DefaultSchema.File, userFiles);
+            return SchemaMerger.Merge(DefaultSchema.File, userFiles, userMethods);
         }
         catch (Exception exception) when (exception is not OperationCanceledException)
         {
-            var empty = new SchemaModel(default, default, default, default);
+            var empty = new SchemaModel(default, default, default, default, userFiles.Length);
             return new SchemaResult(empty, EquatableArray.From(new[] { Failure("merging the header schemas", exception) }));
         }
     }
@@ -103,11 +149,17 @@ public sealed class FalconetGenerator : IIncrementalGenerator
         }
     }
 
-    private static void Emit(SourceProductionContext output, PlanResult result)
+    private static void Emit(SourceProductionContext output, PlanResult result, bool runtimeReferenced)
     {
         if (result.Failure is not null)
         {
             output.ReportDiagnostic(result.Failure.ToDiagnostic());
+            return;
+        }
+
+        // An app's header set is emitted only from its own schema files, and only where it can compile (FALC018 says why not).
+        if (!result.Plan!.Options.Runtime && (result.Plan.UserFiles == 0 || !runtimeReferenced))
+        {
             return;
         }
 
@@ -124,8 +176,8 @@ public sealed class FalconetGenerator : IIncrementalGenerator
         }
     }
 
-    /// <summary>Reads FalconetNamespace (else RootNamespace, else Falconet.Generated) and FalconetVisibility.</summary>
-    public static GeneratorOptions ReadOptions(AnalyzerConfigOptions options)
+    /// <summary>Reads FalconetNamespace (else RootNamespace, else Falconet.Generated), FalconetVisibility and FalconetGenerate.</summary>
+    internal static GeneratorOptions ReadOptions(AnalyzerConfigOptions options)
     {
         var diagnostics = ImmutableArray.CreateBuilder<DiagnosticInfo>();
         string ns = GeneratorOptions.DefaultNamespace;
@@ -159,7 +211,21 @@ public sealed class FalconetGenerator : IIncrementalGenerator
             }
         }
 
-        return new GeneratorOptions(ns, visibility, new EquatableArray<DiagnosticInfo>(diagnostics.ToImmutable()));
+        bool runtime = false;
+        if (options.TryGetValue("build_property.FalconetGenerate", out string? generate) && !string.IsNullOrWhiteSpace(generate))
+        {
+            string value = generate.Trim();
+            if (string.Equals(value, "Runtime", StringComparison.OrdinalIgnoreCase))
+            {
+                runtime = true;
+            }
+            else if (!string.Equals(value, "HeaderSet", StringComparison.OrdinalIgnoreCase))
+            {
+                diagnostics.Add(DiagnosticInfo.Create(DiagnosticDescriptors.InvalidOption, LocationInfo.None, "FalconetGenerate", generate, "using HeaderSet"));
+            }
+        }
+
+        return new GeneratorOptions(ns, visibility, runtime, new EquatableArray<DiagnosticInfo>(diagnostics.ToImmutable()));
     }
 
     private static bool IsNamespace(string text)

@@ -4,7 +4,9 @@ namespace Falconet.Benchmarks;
 
 /// <summary>
 /// Entry point: BenchmarkDotNet arguments (e.g. <c>--filter '*' --job short</c>), <c>--interleaved</c> for the
-/// alternating-rounds cycle check, or <c>--tls-records</c> for the TLS record-size comparison.
+/// alternating-rounds cycle check, <c>--tls-records</c> for the TLS record-size comparison, or <c>--dispatch</c> to run the three matcher dispatches of
+/// <see cref="HeaderSetDispatchBenchmarks"/> (with <c>DOTNET_TieredCompilation=0 DOTNET_JitDisasm='TryParseHeaders OnHeader'</c>
+/// it prints the optimized code each one gets).
 /// </summary>
 public static class Program
 {
@@ -20,6 +22,12 @@ public static class Program
         if (args is ["--tls-records"])
         {
             TlsRecordSizeComparison.Run();
+            return;
+        }
+
+        if (args is ["--dispatch"])
+        {
+            HeaderSetDispatchBenchmarks.RunUntilOptimized();
             return;
         }
 

@@ -5,7 +5,7 @@ using Falconet.Generator.Planning;
 namespace Falconet.Generator.Emitting;
 
 /// <summary>Formats literals and comments of the emitted C#, always with the invariant culture.</summary>
-public static class CSharpText
+internal static class CSharpText
 {
     /// <summary>A C# string literal ("...") with every character outside printable ASCII escaped.</summary>
     public static string StringLiteral(string text)

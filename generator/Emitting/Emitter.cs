@@ -1,3 +1,4 @@
+using System;
 using System.Collections.Generic;
 using System.Text;
 using Falconet.Generator.Planning;
@@ -5,21 +6,31 @@ using Falconet.Generator.Planning;
 namespace Falconet.Generator.Emitting;
 
 /// <summary>One emitted source file.</summary>
-public sealed record EmittedFile(string HintName, string Text);
+internal sealed record EmittedFile(string HintName, string Text);
 
 /// <summary>Turns a <see cref="GenerationPlan"/> into formatted views and renders them through the templates.</summary>
-public static class Emitter
+internal static class Emitter
 {
+    private const string MemberIndent = "        ";
+    private const string ExtensionMemberIndent = "            ";
+
+    /// <summary>The runtime's matchers and built-in collections, or an app's header set: see <see cref="GeneratorOptions.Runtime"/>.</summary>
     public static IReadOnlyList<EmittedFile> Emit(GenerationPlan plan)
     {
         FileView file = CreateFileView(plan);
+        if (!plan.Options.Runtime)
+        {
+            return new[] { Render("HeaderSet.g.cs", TemplateRenderer.HeaderSet, CreateHeaderSetView(plan, file)) };
+        }
+
         return new[]
         {
             Render("KnownMethods.g.cs", TemplateRenderer.KnownMethods, CreateMethodsView(plan, file)),
             Render("KnownVersions.g.cs", TemplateRenderer.KnownVersions, CreateVersionsView(plan, file)),
-            Render("RequestHeaders.g.cs", TemplateRenderer.RequestHeaders, CreateHeadersView(plan.Request, file, "Request headers of one HTTP/1.1 request: a field per known header, a bit set of the present ones, unknown headers in a dictionary created on first use.")),
-            Render("ResponseHeaders.g.cs", TemplateRenderer.ResponseHeaders, CreateHeadersView(plan.Response, file, "Response headers of one HTTP/1.1 response, written by CopyTo from precomputed name bytes.")),
-            Render("HeaderHelpers.g.cs", TemplateRenderer.HeaderHelpers, new { File = file }),
+            Render("RequestHeaders.g.cs", TemplateRenderer.Headers, CreateHeadersView(plan.Request, file, "global::Falconet.Http.RequestHeaderCollection",
+                "Request headers of one HTTP/1.1 request: a typed property per known header of the schema and the masked name matcher the parser uses.", parsed: true)),
+            Render("ResponseHeaders.g.cs", TemplateRenderer.Headers, CreateHeadersView(plan.Response, file, "global::Falconet.Http.ResponseHeaderCollection",
+                "Response headers of one HTTP/1.1 response: a typed property per known header of the schema.", parsed: false)),
         };
     }
 
@@ -35,7 +46,8 @@ public static class Emitter
         SchemaHash = plan.SchemaHash,
         Namespace = plan.Options.Namespace,
         Visibility = plan.Options.Visibility,
-        Helpers = "global::" + plan.Options.Namespace + ".HeaderHelpers",
+        GeneratedCode = "[global::System.CodeDom.Compiler.GeneratedCode(\"Falconet.Generator\", \"" + plan.GeneratorVersion + "\")]",
+        Reads = "global::Falconet.Http.MatcherReads",
     };
 
     private static MethodsView CreateMethodsView(GenerationPlan plan, FileView file)
@@ -60,7 +72,7 @@ public static class Emitter
             {
                 string read = chunk.Offset == 0
                     ? "head"
-                    : file.Helpers + ".Read" + CSharpText.Int(chunk.Size * 8) + "(ref start, " + CSharpText.Int(chunk.Offset) + ")";
+                    : file.Reads + ".Read" + CSharpText.Int(chunk.Size * 8) + "(ref start, " + CSharpText.Int(chunk.Offset) + ")";
                 string code = chunk.Mask == ByteChunks.FullMask(chunk.Size)
                     ? read + " == " + CSharpText.Hex(chunk.Value, chunk.Size)
                     : "(" + read + " & " + CSharpText.Hex(chunk.Mask, chunk.Size) + ") == " + CSharpText.Hex(chunk.Value, chunk.Size);
@@ -101,64 +113,99 @@ public static class Emitter
         return view;
     }
 
-    private static HeadersView CreateHeadersView(HeaderSetPlan plan, FileView file, string summary)
+    private static HeadersView CreateHeadersView(HeaderSetPlan plan, FileView file, string baseType, string summary, bool parsed)
     {
         var view = new HeadersView
         {
             File = file,
             TypeName = plan.TypeName,
+            BaseType = baseType,
             Summary = summary,
-            BitCount = CSharpText.Int(plan.BitCount),
-            HasContentLength = plan.HasContentLength,
+            Table = CreateTableView(plan, parsed),
+            Matcher = parsed ? CreateMatcherView(plan, file.Reads) : null,
         };
 
-        bool firstInBlob = true;
-        for (int i = 0; i < plan.Headers.Count; i++)
+        AddProperties(view.Properties, plan, MemberIndent, string.Empty, static _ => true);
+        return view;
+    }
+
+    private static HeaderSetView CreateHeaderSetView(GenerationPlan plan, FileView file)
+    {
+        var view = new HeaderSetView
         {
-            HeaderPlan header = plan.Headers[i];
-            string prefix = "\r\n" + header.Name + ": ";
+            File = file,
+            TypeName = "HeaderSet",
+            ExtensionsName = "HeaderSetExtensions",
+            RequestTable = CreateTableView(plan.Request, parsed: true),
+            ResponseTable = CreateTableView(plan.Response, parsed: false),
+            RequestMatcher = CreateMatcherView(plan.Request, file.Reads),
+        };
+
+        // The runtime's RequestHeaders and ResponseHeaders already have the default schema's properties.
+        AddExtension(view, "Request", plan.Request, file);
+        AddExtension(view, "Response", plan.Response, file);
+        return view;
+    }
+
+    private static void AddExtension(HeaderSetView view, string collection, HeaderSetPlan plan, FileView file)
+    {
+        var extension = new ExtensionView
+        {
+            Receiver = "global::Falconet.Http." + collection + "Headers<global::" + file.Namespace + "." + view.TypeName + ">",
+        };
+        AddProperties(extension.Properties, plan, ExtensionMemberIndent, "headers.", static header => !header.IsDefault);
+        if (extension.Properties.Count > 0)
+        {
+            view.Extensions.Add(extension);
+        }
+    }
+
+    private static TableView CreateTableView(HeaderSetPlan plan, bool parsed)
+    {
+        var view = new TableView { HasKnownValues = parsed };
+        foreach (HeaderPlan header in plan.Headers)
+        {
             if (header.IsContentLength)
             {
-                view.ContentLengthName = CSharpText.StringLiteral(header.Name);
-                view.ContentLengthPrefix = CSharpText.StringLiteral(prefix) + "u8";
                 continue;
             }
 
-            // Every line but the first starts with "+" and the ";" has a line of its own, so appending a header adds lines.
-            view.BlobLines.Add((firstInBlob ? string.Empty : "+ ") + CSharpText.StringLiteral(prefix) + "u8 // " + CSharpText.Int(header.PrefixOffset) + ": " + header.Name);
-            view.OffsetLines.Add(CSharpText.Int(header.PrefixOffset) + ", // " + header.Name);
-            firstInBlob = false;
-            view.Headers.Add(new HeaderView
-            {
-                Name = header.Name,
-                Literal = CSharpText.StringLiteral(header.Name),
-                Property = header.Property,
-                Field = header.Field,
-                Index = CSharpText.Int(header.BitIndex),
-                Bit = "(1UL << " + CSharpText.Int(header.BitIndex) + ")",
-                KnownValues = KnownValues(header),
-            });
+            view.NameLines.Add(CSharpText.StringLiteral(header.Name) + ",");
+            view.KnownValueLines.Add(KnownHeader(header));
         }
 
-        if (firstInBlob)
+        return view;
+    }
+
+    private static void AddProperties(List<HeaderView> properties, HeaderSetPlan plan, string indent, string receiver, Func<HeaderPlan, bool> include)
+    {
+        foreach (HeaderPlan header in plan.Headers)
         {
-            view.BlobLines.Add("global::System.ReadOnlySpan<byte>.Empty");
+            if (!header.IsContentLength && include(header))
+            {
+                properties.Add(new HeaderView
+                {
+                    Literal = CSharpText.StringLiteral(header.Name),
+                    Property = header.Property,
+                    Index = CSharpText.Int(header.BitIndex),
+                    Indent = indent,
+                    Receiver = receiver,
+                });
+            }
         }
+    }
 
-        view.OffsetType = plan.NameBlob.Length <= ushort.MaxValue ? "ushort" : "int";
+    private static MatcherView CreateMatcherView(HeaderSetPlan plan, string reads)
+    {
+        var view = new MatcherView();
         foreach (BucketPlan bucket in plan.Buckets)
         {
             var bucketView = new BucketView { Length = CSharpText.Int(bucket.Length) };
             for (int r = 0; r < bucket.Reads.Count; r++)
             {
                 ByteChunk read = bucket.Reads[r];
-                bucketView.Reads.Add(new ReadView
-                {
-                    Type = CSharpText.ReadType(read.Size),
-                    Variable = "r" + CSharpText.Int(r),
-                    Bits = CSharpText.Int(read.Size * 8),
-                    Offset = CSharpText.Int(read.Offset),
-                });
+                bucketView.Reads.Add(CSharpText.ReadType(read.Size) + " r" + CSharpText.Int(r) + " = " + reads + ".Read"
+                    + CSharpText.Int(read.Size * 8) + "(ref start, " + CSharpText.Int(read.Offset) + ");");
             }
 
             foreach (int index in bucket.Order)
@@ -166,8 +213,8 @@ public static class Emitter
                 HeaderPlan header = plan.Headers[index];
                 var match = new MatchView
                 {
-                    Index = header.IsContentLength ? "ContentLengthIndex" : CSharpText.Int(header.BitIndex),
-                    Literal = CSharpText.StringLiteral(header.Name),
+                    Index = header.IsContentLength ? "global::Falconet.Http.HeaderTable.ContentLengthIndex" : CSharpText.Int(header.BitIndex),
+                    Name = header.Name,
                 };
                 var conditions = new List<(string Code, string Comment)>();
                 for (int c = 0; c < header.Chunks.Count; c++)
@@ -188,20 +235,16 @@ public static class Emitter
         return view;
     }
 
-    private static string KnownValues(HeaderPlan header)
+    // One line per header: a header added to the schema adds a line, and new known values change only that header's line.
+    private static string KnownHeader(HeaderPlan header)
     {
-        if (header.Values.Count == 0)
+        var builder = new StringBuilder("new global::Falconet.Http.KnownHeader(").Append(CSharpText.StringLiteral(header.Name));
+        foreach (string value in header.Values)
         {
-            return "global::System.Array.Empty<string>()";
+            builder.Append(", ").Append(CSharpText.StringLiteral(value));
         }
 
-        var builder = new StringBuilder("new string[] { ");
-        for (int i = 0; i < header.Values.Count; i++)
-        {
-            builder.Append(i == 0 ? string.Empty : ", ").Append(CSharpText.StringLiteral(header.Values[i]));
-        }
-
-        return builder.Append(" }").ToString();
+        return builder.Append("),").ToString();
     }
 
     // "a && // comment" on every line but the last, which closes the condition: "z) // comment".

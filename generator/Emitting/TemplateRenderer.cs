@@ -5,22 +5,23 @@ using HandlebarsDotNet;
 namespace Falconet.Generator.Emitting;
 
 /// <summary>The embedded Handlebars templates, compiled once with HTML escaping off and shared by every run.</summary>
-public static class TemplateRenderer
+internal static class TemplateRenderer
 {
     private static readonly IHandlebars s_handlebars = CreateEngine();
 
     public static readonly HandlebarsTemplate<object, object> KnownMethods = Compile("KnownMethods");
     public static readonly HandlebarsTemplate<object, object> KnownVersions = Compile("KnownVersions");
-    public static readonly HandlebarsTemplate<object, object> RequestHeaders = Compile("RequestHeaders");
-    public static readonly HandlebarsTemplate<object, object> ResponseHeaders = Compile("ResponseHeaders");
-    public static readonly HandlebarsTemplate<object, object> HeaderHelpers = Compile("HeaderHelpers");
+    public static readonly HandlebarsTemplate<object, object> Headers = Compile("Headers");
+    public static readonly HandlebarsTemplate<object, object> HeaderSet = Compile("HeaderSet");
 
     private static IHandlebars CreateEngine()
     {
         // NoEscape: the output is C#, where HTML entities would corrupt string literals and generics.
         IHandlebars engine = Handlebars.Create(new HandlebarsConfiguration { NoEscape = true });
         engine.RegisterTemplate("FileHeader", Load("FileHeader"));
-        engine.RegisterTemplate("HeaderCollection", Load("HeaderCollection"));
+        engine.RegisterTemplate("HeaderTable", Load("HeaderTable"));
+        engine.RegisterTemplate("HeaderProperty", Load("HeaderProperty"));
+        engine.RegisterTemplate("NameMatcher", Load("NameMatcher"));
         return engine;
     }
 

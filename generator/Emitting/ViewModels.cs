@@ -5,17 +5,22 @@ namespace Falconet.Generator.Emitting;
 // Plain data handed to the templates: every value is already formatted text, so templates only place it.
 
 /// <summary>Values shared by every emitted file.</summary>
-public sealed class FileView
+internal sealed class FileView
 {
     public string GeneratorVersion { get; set; } = string.Empty;
     public string SchemaHash { get; set; } = string.Empty;
     public string Namespace { get; set; } = string.Empty;
     public string Visibility { get; set; } = string.Empty;
-    public string Helpers { get; set; } = string.Empty;
+
+    /// <summary>The [GeneratedCode] attribute every emitted type carries.</summary>
+    public string GeneratedCode { get; set; } = string.Empty;
+
+    /// <summary>The runtime class whose Read64/32/16/8 the matchers compare.</summary>
+    public string Reads { get; set; } = string.Empty;
 }
 
 /// <summary>Data of KnownMethods.g.cs.</summary>
-public sealed class MethodsView
+internal sealed class MethodsView
 {
     public FileView File { get; set; } = new();
     public List<MethodView> Methods { get; } = new();
@@ -23,7 +28,7 @@ public sealed class MethodsView
 }
 
 /// <summary>One method of KnownMethods.g.cs.</summary>
-public sealed class MethodView
+internal sealed class MethodView
 {
     public string Member { get; set; } = string.Empty;
     public string Literal { get; set; } = string.Empty;
@@ -32,14 +37,14 @@ public sealed class MethodView
 }
 
 /// <summary>Data of KnownVersions.g.cs.</summary>
-public sealed class VersionsView
+internal sealed class VersionsView
 {
     public FileView File { get; set; } = new();
     public List<VersionView> Versions { get; } = new();
 }
 
 /// <summary>One version of KnownVersions.g.cs.</summary>
-public sealed class VersionView
+internal sealed class VersionView
 {
     public string Member { get; set; } = string.Empty;
     public string Literal { get; set; } = string.Empty;
@@ -47,57 +52,85 @@ public sealed class VersionView
     public string Comment { get; set; } = string.Empty;
 }
 
-/// <summary>Data of RequestHeaders.g.cs and ResponseHeaders.g.cs.</summary>
-public sealed class HeadersView
+/// <summary>Data of RequestHeaders.g.cs and ResponseHeaders.g.cs (the runtime's built-in collections).</summary>
+internal sealed class HeadersView
 {
     public FileView File { get; set; } = new();
     public string TypeName { get; set; } = string.Empty;
+    public string BaseType { get; set; } = string.Empty;
     public string Summary { get; set; } = string.Empty;
-    public string BitCount { get; set; } = string.Empty;
+    public TableView Table { get; set; } = new();
+    public List<HeaderView> Properties { get; } = new();
 
-    public bool HasContentLength { get; set; }
-    public string ContentLengthName { get; set; } = "\"Content-Length\"";
-    public List<HeaderView> Headers { get; } = new();
-    public List<BucketView> Buckets { get; } = new();
-    public List<string> BlobLines { get; } = new();
-    public List<string> OffsetLines { get; } = new();
-    public string OffsetType { get; set; } = "ushort";
-    public string ContentLengthPrefix { get; set; } = string.Empty;
+    /// <summary>The name matcher; null for a collection that is never parsed.</summary>
+    public MatcherView? Matcher { get; set; }
 }
 
-/// <summary>One bit-indexed header of a collection.</summary>
-public sealed class HeaderView
+/// <summary>Data of HeaderSet.g.cs: an app's own header set and the typed properties of its own headers.</summary>
+internal sealed class HeaderSetView
 {
-    public string Name { get; set; } = string.Empty;
+    public FileView File { get; set; } = new();
+    public string TypeName { get; set; } = string.Empty;
+    public string ExtensionsName { get; set; } = string.Empty;
+    public TableView RequestTable { get; set; } = new();
+    public TableView ResponseTable { get; set; } = new();
+    public MatcherView RequestMatcher { get; set; } = new();
+    public List<ExtensionView> Extensions { get; } = new();
+    public bool HasProperties => Extensions.Count > 0;
+}
+
+/// <summary>An extension block: the typed properties of an app's own headers on one collection type.</summary>
+internal sealed class ExtensionView
+{
+    public string Receiver { get; set; } = string.Empty;
+    public List<HeaderView> Properties { get; } = new();
+}
+
+/// <summary>The lines of a HeaderTable construction in bit order: names, or for a parsed collection each name with its known values.</summary>
+internal sealed class TableView
+{
+    public List<string> NameLines { get; } = new();
+    public List<string> KnownValueLines { get; } = new();
+    public bool HasKnownValues { get; set; }
+}
+
+/// <summary>A typed property of one known header: on the collection itself, or as an extension property of it.</summary>
+internal sealed class HeaderView
+{
     public string Literal { get; set; } = string.Empty;
     public string Property { get; set; } = string.Empty;
-    public string Field { get; set; } = string.Empty;
     public string Index { get; set; } = string.Empty;
-    public string Bit { get; set; } = string.Empty;
-    public string KnownValues { get; set; } = string.Empty;
+
+    /// <summary>The indentation of the property's lines.</summary>
+    public string Indent { get; set; } = string.Empty;
+
+    // The braces are whole values: "{{Indent}}}" would read as the end of a triple-stash.
+    public string Open => Indent + "{";
+
+    public string Close => Indent + "}";
+
+    /// <summary>"" on the collection itself; "headers." in an extension block.</summary>
+    public string Receiver { get; set; } = string.Empty;
 }
 
-/// <summary>The headers of one name length.</summary>
-public sealed class BucketView
+/// <summary>A name matcher: a switch on the length, then the masked compares of each bucket.</summary>
+internal sealed class MatcherView
+{
+    public List<BucketView> Buckets { get; } = new();
+}
+
+/// <summary>The headers of one name length: the chunk reads they share (one statement each) and their compares.</summary>
+internal sealed class BucketView
 {
     public string Length { get; set; } = string.Empty;
-    public List<ReadView> Reads { get; } = new();
+    public List<string> Reads { get; } = new();
     public List<MatchView> Matches { get; } = new();
 }
 
-/// <summary>One chunk read shared by the headers of a bucket.</summary>
-public sealed class ReadView
-{
-    public string Type { get; set; } = string.Empty;
-    public string Variable { get; set; } = string.Empty;
-    public string Bits { get; set; } = string.Empty;
-    public string Offset { get; set; } = string.Empty;
-}
-
 /// <summary>The masked compares of one header in its bucket and the index it yields.</summary>
-public sealed class MatchView
+internal sealed class MatchView
 {
     public string Index { get; set; } = string.Empty;
-    public string Literal { get; set; } = string.Empty;
+    public string Name { get; set; } = string.Empty;
     public List<string> Lines { get; } = new();
 }

@@ -8,10 +8,10 @@ namespace Falconet.Generator.Planning;
 /// <c>(read &amp; Mask) == Value</c>. Values are laid out little-endian: the byte at <see cref="Offset"/> is the
 /// lowest byte, so generated code reads with a little-endian load (a plain load on little-endian machines).
 /// </summary>
-public sealed record ByteChunk(int Offset, int Size, ulong Mask, ulong Value);
+internal sealed record ByteChunk(int Offset, int Size, ulong Mask, ulong Value);
 
 /// <summary>Splits ASCII text into 8/4/2/1-byte chunks and computes the mask and value of each.</summary>
-public static class ByteChunks
+internal static class ByteChunks
 {
     /// <summary>Mask byte of an ASCII letter: clears bit 5, the only bit in which upper and lower case differ.</summary>
     public const byte LetterMask = 0xDF;

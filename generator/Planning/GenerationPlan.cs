@@ -5,24 +5,29 @@ using Falconet.Generator.Schema;
 
 namespace Falconet.Generator.Planning;
 
-/// <summary>The MSBuild options of the consuming project, with any problem found in them.</summary>
-public sealed record GeneratorOptions(string Namespace, string Visibility, EquatableArray<DiagnosticInfo> Diagnostics)
+/// <summary>
+/// The MSBuild options of the consuming project, with any problem found in them. <see cref="Runtime"/>: the project is
+/// the Falconet runtime (FalconetGenerate=Runtime), which gets the matchers and built-in collections; otherwise it is an
+/// app, which gets its own header set.
+/// </summary>
+internal sealed record GeneratorOptions(string Namespace, string Visibility, bool Runtime, EquatableArray<DiagnosticInfo> Diagnostics)
 {
     public const string DefaultNamespace = "Falconet.Generated";
 }
 
 /// <summary>Everything the templates place: options, version stamp, schema hash and the plan of each emitted file.</summary>
-public sealed record GenerationPlan(
+internal sealed record GenerationPlan(
     GeneratorOptions Options,
     string GeneratorVersion,
     string SchemaHash,
     EquatableArray<MethodPlan> Methods,
     EquatableArray<VersionPlan> Versions,
     HeaderSetPlan Request,
-    HeaderSetPlan Response);
+    HeaderSetPlan Response,
+    int UserFiles);
 
 /// <summary>Builds the <see cref="GenerationPlan"/> of an effective schema.</summary>
-public static class GenerationPlanner
+internal static class GenerationPlanner
 {
     public static GenerationPlan Plan(SchemaModel model, GeneratorOptions options, string generatorVersion)
     {
@@ -45,7 +50,8 @@ public static class GenerationPlanner
             EquatableArray.From(methods),
             EquatableArray.From(versions),
             HeaderPlanner.Plan("RequestHeaders", model.RequestHeaders),
-            HeaderPlanner.Plan("ResponseHeaders", model.ResponseHeaders));
+            HeaderPlanner.Plan("ResponseHeaders", model.ResponseHeaders),
+            model.UserFiles);
     }
 
     /// <summary>The first 8 bytes, as lower-case hex, of the SHA-256 of a canonical text of the effective schema.</summary>

@@ -1,44 +1,38 @@
 using System.Collections.Generic;
-using System.Text;
 using Falconet.Generator.Schema;
 
 namespace Falconet.Generator.Planning;
 
 /// <summary>
 /// One header of a collection. <see cref="BitIndex"/> follows schema order among the bit-indexed headers; the
-/// Content-Length header has -1 and is kept outside the bit set. <see cref="PrefixOffset"/> and
-/// <see cref="PrefixLength"/> locate its "\r\nName: " bytes in the collection's name blob (Content-Length, written from its
-/// own constant, has offset -1).
+/// Content-Length header has -1 and is kept outside the bit set. <see cref="IsDefault"/>: the default schema defines it,
+/// so the runtime's own collection already has its typed property.
 /// </summary>
-public sealed record HeaderPlan(
+internal sealed record HeaderPlan(
     string Name,
     string Property,
-    string Field,
     int BitIndex,
     bool IsContentLength,
     bool Primary,
     EquatableArray<string> Values,
     EquatableArray<ByteChunk> Chunks,
-    int PrefixOffset,
-    int PrefixLength);
+    bool IsDefault);
 
 /// <summary>
 /// The headers whose names have <see cref="Length"/> bytes: the chunk reads shared by all of them and the
 /// order in which they are tested (primary headers first, then schema order), as indexes into the header list.
 /// </summary>
-public sealed record BucketPlan(int Length, EquatableArray<ByteChunk> Reads, EquatableArray<int> Order);
+internal sealed record BucketPlan(int Length, EquatableArray<ByteChunk> Reads, EquatableArray<int> Order);
 
-/// <summary>Everything a header collection needs: headers (bit order, Content-Length last), buckets and the name blob.</summary>
-public sealed record HeaderSetPlan(
+/// <summary>Everything a header collection needs: headers (bit order, Content-Length last) and the buckets of its name matcher.</summary>
+internal sealed record HeaderSetPlan(
     string TypeName,
     EquatableArray<HeaderPlan> Headers,
     EquatableArray<BucketPlan> Buckets,
-    string NameBlob,
-    int BitCount,
-    bool HasContentLength);
+    int BitCount);
 
-/// <summary>Plans a header collection: bit indexes, length buckets with masked chunks, and the response name blob.</summary>
-public static class HeaderPlanner
+/// <summary>Plans a header collection: bit indexes and length buckets with masked chunks.</summary>
+internal static class HeaderPlanner
 {
     public static HeaderSetPlan Plan(string typeName, EquatableArray<HeaderModel> headers)
     {
@@ -63,33 +57,21 @@ public static class HeaderPlanner
         }
 
         var plans = new List<HeaderPlan>(ordered.Count);
-        var blob = new StringBuilder();
         for (int i = 0; i < ordered.Count; i++)
         {
             HeaderModel header = ordered[i];
-            string prefix = "\r\n" + header.Name + ": ";
-            string property = header.ContentLength ? "ContentLength" : MemberNames.ToPascalCase(header.Name);
             plans.Add(new HeaderPlan(
                 header.Name,
-                property,
-                MemberNames.ToFieldName(property),
+                header.ContentLength ? "ContentLength" : MemberNames.ToPascalCase(header.Name),
                 header.ContentLength ? -1 : i,
                 header.ContentLength,
                 header.Primary,
                 header.Values,
                 ByteChunks.CaseInsensitive(header.Name),
-                header.ContentLength ? -1 : blob.Length,
-                prefix.Length));
-
-            // Only bit-indexed headers go into the blob, in bit order: a header added at the end of the schema then
-            // appends one blob line and one offset line, and no other line of the generated file moves.
-            if (!header.ContentLength)
-            {
-                blob.Append(prefix);
-            }
+                header.IsDefault));
         }
 
-        return new HeaderSetPlan(typeName, EquatableArray.From(plans), PlanBuckets(plans), blob.ToString(), bitCount, contentLength is not null);
+        return new HeaderSetPlan(typeName, EquatableArray.From(plans), PlanBuckets(plans), bitCount);
     }
 
     private static EquatableArray<BucketPlan> PlanBuckets(List<HeaderPlan> headers)

@@ -5,21 +5,19 @@ using System.Text;
 namespace Falconet.Generator.Planning;
 
 /// <summary>Turns HTTP names into C# member names: PascalCase words split at every character that is not a letter or digit.</summary>
-public static class MemberNames
+internal static class MemberNames
 {
     /// <summary>
-    /// Members of a generated header collection that a header property must not take: the public API, inherited members
-    /// and the private methods, constants and nested types of the templates. Private fields need no entry: theirs are
-    /// "_lowerCase" and a header's are "_" + PascalCase.
+    /// Members a header's typed property must not take: the accessible members of the runtime's collection classes it
+    /// derives from or extends (HeaderCollection, RequestHeaderCollection, ResponseHeaderCollection), of object, and the
+    /// static members and type names of the generated collections. Private members of the runtime need no entry.
     /// </summary>
     public static readonly ImmutableHashSet<string> ReservedHeaderMembers = ImmutableHashSet.Create(
         StringComparer.Ordinal,
         "Add", "Append", "Clear", "Contains", "ContainsKey", "ContentLength", "CopyTo", "Count", "Enumerator",
-        "Equals", "Finalize", "GetEnumerator", "GetHashCode", "GetType", "IsReadOnly", "Item", "Keys",
-        "MemberwiseClone", "Remove", "RequestHeaders", "ResponseHeaders", "ToString", "TryAppend",
-        "TryGetValue", "Values",
-        "AppendKnown", "AppendUnknown", "ContentLengthIndex", "ContentLengthName", "ContentLengthPrefix", "ContentLengthText",
-        "IndexOf", "NameBlob", "PreviousValues", "SetValue", "Slot");
+        "Equals", "Finalize", "GetEnumerator", "GetHashCode", "GetKnown", "GetType", "IndexOf", "IsReadOnly", "Item",
+        "Keys", "MemberwiseClone", "Remove", "RequestHeaders", "ResponseHeaders", "SetKnown", "Table", "ToString",
+        "TryAppend", "TryAppendMatched", "TryGetValue", "Values");
 
     /// <summary>Members of the generated method enum that a method must not take.</summary>
     public static readonly ImmutableHashSet<string> ReservedMethodMembers = ImmutableHashSet.Create(StringComparer.Ordinal, "None", "Custom");
@@ -65,12 +63,6 @@ public static class MemberNames
 
         return builder.ToString();
     }
-
-    /// <summary>
-    /// The private field behind a header property: "_" and the property name ("_UserAgent"). The collection's own fields
-    /// are "_" and a lower-case word ("_bits"), so no header name can collide with them.
-    /// </summary>
-    public static string ToFieldName(string propertyName) => "_" + propertyName;
 
     private static void AppendWord(StringBuilder builder, string word)
     {

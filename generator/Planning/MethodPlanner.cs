@@ -7,13 +7,13 @@ namespace Falconet.Generator.Planning;
 /// little-endian ulong when they fit in 8 bytes (masked to their length), else a full first ulong followed by
 /// further exact chunks.
 /// </summary>
-public sealed record MethodPlan(string Name, string Member, int Length, int MinimumSpan, EquatableArray<ByteChunk> Chunks);
+internal sealed record MethodPlan(string Name, string Member, int Length, int MinimumSpan, EquatableArray<ByteChunk> Chunks);
 
 /// <summary>A protocol version matched with a single 8-byte compare.</summary>
-public sealed record VersionPlan(string Text, string Member, ulong Value);
+internal sealed record VersionPlan(string Text, string Member, ulong Value);
 
 /// <summary>Plans the request-line matchers of <c>KnownMethods</c> and <c>KnownVersions</c>.</summary>
-public static class MethodPlanner
+internal static class MethodPlanner
 {
     public static MethodPlan PlanMethod(string name)
     {

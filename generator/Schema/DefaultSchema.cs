@@ -4,7 +4,7 @@ using System.Text;
 namespace Falconet.Generator.Schema;
 
 /// <summary>The default schema (the repository's schema/known-headers.json), embedded in the generator and read once.</summary>
-public static class DefaultSchema
+internal static class DefaultSchema
 {
     /// <summary>The path reported for locations inside the default schema.</summary>
     public const string Path = "known-headers.json";

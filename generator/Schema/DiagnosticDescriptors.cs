@@ -3,7 +3,7 @@ using Microsoft.CodeAnalysis;
 namespace Falconet.Generator.Schema;
 
 /// <summary>Every diagnostic the generator reports; IDs are stable and documented in docs/diagnostics.md.</summary>
-public static class DiagnosticDescriptors
+internal static class DiagnosticDescriptors
 {
     private const string Category = "Falconet.Generator";
 
@@ -61,11 +61,23 @@ public static class DiagnosticDescriptors
 
     public static readonly DiagnosticDescriptor InvalidOption = Create(
         "FALC014", "Invalid Falconet MSBuild option", "MSBuild property {0} has the invalid value '{1}'; {2}",
-        "FalconetNamespace must be a dotted C# namespace; FalconetVisibility must be public or internal.");
+        "FalconetNamespace must be a dotted C# namespace; FalconetVisibility must be public or internal; FalconetGenerate must be HeaderSet or Runtime.");
 
     public static readonly DiagnosticDescriptor DuplicateProperty = Create(
         "FALC015", "Duplicate property in header schema", "Property '{0}' appears more than once in {1}",
         "A JSON object of the schema may name each property once; remove or merge the repeated one.");
+
+    public static readonly DiagnosticDescriptor RuntimeOwnsMethods = Create(
+        "FALC016", "Methods and versions belong to the Falconet runtime", "{0} '{1}' cannot be added by an app's header schema: the Falconet runtime matches methods and versions, so {2}",
+        "An app's *.headers.json adds headers and known values; remove the method or version from it. Requests with another method are still served (KnownMethod.Custom, with HttpRequest.MethodName and MethodBytes).");
+
+    public static readonly DiagnosticDescriptor MisnamedSchemaFile = Create(
+        "FALC017", "Header schema file is not read", "'{0}' looks like a header schema but is not read: only AdditionalFiles named *.headers.json are",
+        "Rename the file so its name ends in .headers.json (for example team.headers.json).", DiagnosticSeverity.Warning);
+
+    public static readonly DiagnosticDescriptor RuntimeNotReferenced = Create(
+        "FALC018", "Falconet runtime not referenced", "'{0}' is not used: an app's header set is generated for the Falconet server, and this project does not reference the Falconet package",
+        "Add a PackageReference to Falconet next to Falconet.Generator.");
 
     /// <summary>The descriptor with the given ID; <see cref="InternalError"/> for an unknown ID.</summary>
     public static DiagnosticDescriptor Find(string id) => id switch
@@ -84,10 +96,13 @@ public static class DiagnosticDescriptors
         "FALC012" => ContentLengthFlag,
         "FALC014" => InvalidOption,
         "FALC015" => DuplicateProperty,
+        "FALC016" => RuntimeOwnsMethods,
+        "FALC017" => MisnamedSchemaFile,
+        "FALC018" => RuntimeNotReferenced,
         _ => InternalError,
     };
 
-    private static DiagnosticDescriptor Create(string id, string title, string message, string description) =>
-        new(id, title, message, Category, DiagnosticSeverity.Error, isEnabledByDefault: true,
+    private static DiagnosticDescriptor Create(string id, string title, string message, string description, DiagnosticSeverity severity = DiagnosticSeverity.Error) =>
+        new(id, title, message, Category, severity, isEnabledByDefault: true,
             description: description + " See docs/diagnostics.md#" + id.ToLowerInvariant() + ".");
 }

@@ -1,7 +1,7 @@
 namespace Falconet.Generator.Schema;
 
 /// <summary>RFC 9110 token characters (tchar).</summary>
-public static class HttpToken
+internal static class HttpToken
 {
     public static bool IsTokenChar(char c) =>
         (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')

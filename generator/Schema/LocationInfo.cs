@@ -5,7 +5,7 @@ using Microsoft.CodeAnalysis.Text;
 namespace Falconet.Generator.Schema;
 
 /// <summary>An equatable position inside a schema file, turned into a Roslyn <see cref="Location"/> when reported.</summary>
-public sealed record LocationInfo(string Path, int Start, int Length, int StartLine, int StartColumn, int EndLine, int EndColumn)
+internal sealed record LocationInfo(string Path, int Start, int Length, int StartLine, int StartColumn, int EndLine, int EndColumn)
 {
     public static LocationInfo None { get; } = new(string.Empty, 0, 0, 0, 0, 0, 0);
 
@@ -24,7 +24,7 @@ public sealed record LocationInfo(string Path, int Start, int Length, int StartL
 }
 
 /// <summary>An equatable diagnostic: descriptor ID, message arguments and location, with no Roslyn objects kept.</summary>
-public sealed record DiagnosticInfo(string Id, EquatableArray<string> Arguments, LocationInfo Location)
+internal sealed record DiagnosticInfo(string Id, EquatableArray<string> Arguments, LocationInfo Location)
 {
     public static DiagnosticInfo Create(DiagnosticDescriptor descriptor, LocationInfo location, params string[] arguments) =>
         new(descriptor.Id, EquatableArray.From(arguments), location);

@@ -7,12 +7,16 @@ using Falconet.Generator.Planning;
 namespace Falconet.Generator.Schema;
 
 /// <summary>Appends user schemas to the defaults and checks the rules that span files: duplicates, limits, member names.</summary>
-public static class SchemaMerger
+internal static class SchemaMerger
 {
     /// <summary>The most headers one collection can hold in its <c>ulong</c> bit set.</summary>
     public const int MaxBitHeaders = 64;
 
-    public static SchemaResult Merge(SchemaFile defaults, ImmutableArray<SchemaFile> userFiles)
+    /// <summary>
+    /// Merges <paramref name="userFiles"/> into <paramref name="defaults"/>. Without <paramref name="userMethods"/> (an app's
+    /// header set, whose methods and versions the runtime matches), a method or version in a user file is FALC016.
+    /// </summary>
+    public static SchemaResult Merge(SchemaFile defaults, ImmutableArray<SchemaFile> userFiles, bool userMethods = true)
     {
         var files = new List<SchemaFile> { defaults };
         // By file name, then by path with one separator: the same order on every machine and OS, whatever the checkout root.
@@ -38,12 +42,40 @@ public static class SchemaMerger
             diagnostics.AddRange(file.Diagnostics);
         }
 
+        if (!userMethods)
+        {
+            files = RefuseMethods(files, diagnostics);
+        }
+
         var methods = MergeNames(files, static f => f.Methods, "Method", MemberNames.ReservedMethodMembers, diagnostics);
         var versions = MergeNames(files, static f => f.Versions, "Version", null, diagnostics);
         var request = MergeHeaders(files, static f => f.RequestHeaders, "requestHeaders", diagnostics);
         var response = MergeHeaders(files, static f => f.ResponseHeaders, "responseHeaders", diagnostics);
-        var model = new SchemaModel(EquatableArray.From(methods), EquatableArray.From(versions), EquatableArray.From(request), EquatableArray.From(response));
+        var model = new SchemaModel(EquatableArray.From(methods), EquatableArray.From(versions), EquatableArray.From(request), EquatableArray.From(response), files.Count - 1);
         return new SchemaResult(model, EquatableArray.From(diagnostics));
+    }
+
+    // Every user file without its methods and versions, each reported where it stands.
+    private static List<SchemaFile> RefuseMethods(List<SchemaFile> files, List<DiagnosticInfo> diagnostics)
+    {
+        var kept = new List<SchemaFile> { files[0] };
+        for (int i = 1; i < files.Count; i++)
+        {
+            SchemaFile file = files[i];
+            foreach (NamedEntry method in file.Methods)
+            {
+                diagnostics.Add(DiagnosticInfo.Create(DiagnosticDescriptors.RuntimeOwnsMethods, method.Location, "Method", method.Name, "a request with it arrives as KnownMethod.Custom"));
+            }
+
+            foreach (NamedEntry version in file.Versions)
+            {
+                diagnostics.Add(DiagnosticInfo.Create(DiagnosticDescriptors.RuntimeOwnsMethods, version.Location, "Version", version.Name, "a request with it is answered 505"));
+            }
+
+            kept.Add(file with { Methods = EquatableArray<NamedEntry>.Empty, Versions = EquatableArray<NamedEntry>.Empty });
+        }
+
+        return kept;
     }
 
     private static List<string> MergeNames(
@@ -131,7 +163,7 @@ public static class SchemaMerger
 
                     hasContentLength = true;
                     seen.Add(entry.Name, (result.Count, file.Path, entry.Location));
-                    result.Add(new HeaderModel(entry.Name, entry.Primary, true, EquatableArray<string>.Empty));
+                    result.Add(new HeaderModel(entry.Name, entry.Primary, true, EquatableArray<string>.Empty, ReferenceEquals(file, files[0])));
                     continue;
                 }
 
@@ -158,7 +190,7 @@ public static class SchemaMerger
                 bitHeaders++;
                 seen.Add(entry.Name, (result.Count, file.Path, entry.Location));
                 members.Add(member, entry.Name);
-                result.Add(new HeaderModel(entry.Name, entry.Primary, false, entry.Values));
+                result.Add(new HeaderModel(entry.Name, entry.Primary, false, entry.Values, ReferenceEquals(file, files[0])));
             }
         }
 
@@ -187,10 +219,11 @@ public static class SchemaMerger
             }
         }
 
-        return new HeaderModel(header.Name, header.Primary || extension.Primary, false, EquatableArray.From(values));
+        return header with { Primary = header.Primary || extension.Primary, Values = EquatableArray.From(values) };
     }
 
-    private static string FileName(string path)
+    /// <summary>The last segment of a path written with either separator.</summary>
+    internal static string FileName(string path)
     {
         int slash = Math.Max(path.LastIndexOf('/'), path.LastIndexOf('\\'));
         return path.Substring(slash + 1);

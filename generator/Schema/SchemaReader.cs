@@ -6,7 +6,7 @@ using System.Text.Json;
 namespace Falconet.Generator.Schema;
 
 /// <summary>Reads one schema file with <see cref="Utf8JsonReader"/>, keeping a location for every entry and problem.</summary>
-public static class SchemaReader
+internal static class SchemaReader
 {
     /// <summary>The longest method the generated matcher encodes (characters, without the space after it).</summary>
     public const int MaxMethodLength = 20;

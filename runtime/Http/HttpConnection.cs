@@ -53,12 +53,13 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         Id = Interlocked.Increment(ref s_nextId);
         _input = new Http1Input(transport);
         _output = new Http1OutputBuffer(transport, settings.OutputBufferLimit);
-        _requestHeaders = new RequestHeaders();
+        HeaderSetBinding headerSet = settings.HeaderSet;
+        _requestHeaders = headerSet.CreateRequestHeaders();
         _body = new RequestBodyReader(_input, _output, transport.Pool, settings.Limits);
-        _request = new HttpRequest(_requestHeaders, _body);
-        _response = new HttpResponse(new ResponseHeaders(), _output, transport.Pool);
+        _request = headerSet.CreateRequest(_requestHeaders, _body);
+        _response = headerSet.CreateResponse(_output, transport.Pool);
         _body.Attach(_response);
-        _context = new HttpContext(this, _request, _response);
+        _context = headerSet.CreateContext(this, _request, _response);
         _ioThread = new IoThreadReturn(transport);
     }
 
@@ -399,11 +400,11 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         }
 
         var reader = new SequenceReader<byte>(_input.GetSequence());
-        var handler = new Http1ParsingHandler(_request, _requestHeaders);
+        HeaderSetBinding headerSet = _settings.HeaderSet;
         HttpLimits limits = _settings.Limits;
         if (_phase == ParsePhase.RequestLine)
         {
-            if (!Http1Parser.TryParseRequestLine(ref handler, ref reader, limits))
+            if (!headerSet.TryParseRequestLine(_request, ref reader, limits))
             {
                 // Only an incomplete line gets here, never a complete request: the check costs the hot path nothing.
                 ConsumeLoneEmptyLines(reader.Sequence, limits);
@@ -418,7 +419,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         bool complete;
         try
         {
-            complete = Http1Parser.TryParseHeaders(ref handler, ref reader, limits, ref _headerState);
+            complete = headerSet.TryParseHeaders(_request, ref reader, limits, ref _headerState);
         }
         finally
         {

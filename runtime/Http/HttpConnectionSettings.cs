@@ -59,6 +59,9 @@ internal sealed class HttpConnectionSettings
     /// <summary>The initial <see cref="HttpResponse.AllowSynchronousWrites"/> of every request.</summary>
     public bool AllowSynchronousWrites { get; init; }
 
+    /// <summary>The header set every connection parses into and hands the application.</summary>
+    public HeaderSetBinding HeaderSet { get; init; } = HeaderSetBinding.BuiltIn;
+
     /// <summary><see cref="LingerTime"/> in timestamp ticks.</summary>
     public long LingerTimeout { get; }
 

@@ -6,7 +6,7 @@ namespace Falconet.Http;
 /// The request and response being handled on one connection. The server makes one per connection and reuses
 /// it for every request, so a handler must not keep it (or spans from it) after its task completes.
 /// </summary>
-public sealed class HttpContext
+public class HttpContext
 {
     private readonly HttpConnection _connection;
 

@@ -8,7 +8,7 @@ namespace Falconet.Http;
 /// The request being handled on a connection: method, target, version, headers and body. One object per
 /// connection, reset for every request; spans are valid until the handler's task completes.
 /// </summary>
-public sealed class HttpRequest
+public class HttpRequest
 {
     private const int InitialTargetCapacity = 256;
 

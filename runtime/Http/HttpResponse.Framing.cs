@@ -4,7 +4,7 @@ using Microsoft.Extensions.Primitives;
 namespace Falconet.Http;
 
 /// <summary>How the response turns into bytes: the head, the body framing and completion.</summary>
-public sealed partial class HttpResponse
+public partial class HttpResponse
 {
     private static readonly StringValues s_server = new("Falconet");
     private static readonly StringValues s_chunked = new("chunked");

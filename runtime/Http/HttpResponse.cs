@@ -12,7 +12,7 @@ namespace Falconet.Http;
 /// completes (then Content-Length is set from it) or flushes, or until buffered output passes the
 /// write-behind bound (then it streams, chunked on HTTP/1.1). One object per connection, reset per request.
 /// </summary>
-public sealed partial class HttpResponse
+public partial class HttpResponse
 {
     private readonly Http1OutputBuffer _output;
     private readonly BlockChain _staged;

@@ -18,7 +18,7 @@ namespace Falconet.Server;
 /// accepted connection on that connection's I/O thread and calls the application once per request. Start with
 /// <see cref="StartAsync"/>, stop gracefully with <see cref="StopAsync"/> (or dispose).
 /// </summary>
-public sealed class FalconetServer : IAsyncDisposable
+public class FalconetServer : IAsyncDisposable
 {
     /// <summary>
     /// How long <see cref="StopAsync"/> waits, after aborting what outlived <see cref="FalconetServerOptions.ShutdownTimeout"/>,
@@ -28,6 +28,7 @@ public sealed class FalconetServer : IAsyncDisposable
 
     private readonly FalconetServerOptions _options;
     private readonly IHttpApplication _application;
+    private readonly HeaderSetBinding _headerSet;
     private readonly ILogger _logger;
     private readonly CancellationTokenSource _shutdown = new();
     private readonly HashSet<HttpConnection> _connections = new();
@@ -51,11 +52,17 @@ public sealed class FalconetServer : IAsyncDisposable
 
     /// <summary>Creates a server that calls <paramref name="application"/> for every request.</summary>
     public FalconetServer(FalconetServerOptions options, IHttpApplication application)
+        : this(options, application, HeaderSetBinding.BuiltIn)
+    {
+    }
+
+    private protected FalconetServer(FalconetServerOptions options, IHttpApplication application, HeaderSetBinding headerSet)
     {
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(application);
         _options = options;
         _application = application;
+        _headerSet = headerSet;
         _logger = options.LoggerFactory?.CreateLogger("Falconet.Server") ?? NullLogger.Instance;
     }
 
@@ -113,6 +120,7 @@ public sealed class FalconetServer : IAsyncDisposable
             options.TimeProvider, _logger, _shutdown.Token, OnConnectionClosed)
         {
             AllowSynchronousWrites = options.AllowSynchronousWrites,
+            HeaderSet = _headerSet,
         };
         DateHeaderValues.Acquire();
         try

@@ -4,7 +4,10 @@ using System.Text;
 
 namespace Falconet.Generated.Tests;
 
-/// <summary>The generated case-insensitive name matcher, exhaustively, against string.Equals(OrdinalIgnoreCase).</summary>
+/// <summary>
+/// The generated case-insensitive name matchers (the default schema's, and an app's set from app.headers.json),
+/// exhaustively, against string.Equals(OrdinalIgnoreCase).
+/// </summary>
 public sealed class HeaderNameMatchingTests
 {
     private const int MaxExhaustiveLetters = 12;
@@ -12,7 +15,7 @@ public sealed class HeaderNameMatchingTests
     private const int RandomInputs = 200_000;
     private const string TokenChars = "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-    public static TheoryData<string> Collections => new() { "request", "response" };
+    public static TheoryData<string> Collections => new() { "request", "response", "app request", "app response" };
 
     [Theory]
     [MemberData(nameof(Collections))]

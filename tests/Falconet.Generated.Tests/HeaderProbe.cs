@@ -8,7 +8,11 @@ using Microsoft.Extensions.Primitives;
 
 namespace Falconet.Generated.Tests;
 
-/// <summary>Adds a header name through TryAppend and reports, through the public API only, where the collection stored it.</summary>
+/// <summary>
+/// Adds a header name and reports, through the public API only, where the collection stored it. Request headers take the
+/// name as bytes through TryAppend (the parser's masked matcher); response headers, which are written and never parsed,
+/// take it as a string through the indexer (the table's lookup by name).
+/// </summary>
 internal sealed class HeaderProbe
 {
     private static readonly byte[] s_value = "5"u8.ToArray();
@@ -43,10 +47,28 @@ internal sealed class HeaderProbe
         if (collection == "response")
         {
             var headers = new ResponseHeaders();
-            return new HeaderProbe(headers, headers.TryAppend, TypedGetters(headers, () => headers.ContentLength), KnownSchema.ResponseHeaders);
+            return new HeaderProbe(headers, (name, value) => SetByName(headers, name, value), TypedGetters(headers, () => headers.ContentLength), KnownSchema.ResponseHeaders);
+        }
+
+        if (collection == "app request")
+        {
+            var headers = new RequestHeaders<HeaderSet>();
+            return new HeaderProbe(headers, headers.TryAppend, TypedGetters(headers, () => headers.ContentLength), KnownSchema.AppRequestHeaders);
+        }
+
+        if (collection == "app response")
+        {
+            var headers = new ResponseHeaders<HeaderSet>();
+            return new HeaderProbe(headers, (name, value) => SetByName(headers, name, value), TypedGetters(headers, () => headers.ContentLength), KnownSchema.AppResponseHeaders);
         }
 
         throw new ArgumentOutOfRangeException(nameof(collection));
+    }
+
+    private static bool SetByName(IDictionary<string, StringValues> headers, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
+    {
+        headers[Encoding.Latin1.GetString(name)] = Encoding.Latin1.GetString(value);
+        return true;
     }
 
     /// <summary>The known name of this collection that equals <paramref name="name"/> ignoring case, or null: the plain reference.</summary>
@@ -108,7 +130,8 @@ internal sealed class HeaderProbe
         return null;
     }
 
-    // Typed properties are the PascalCase of the name without '-', so they are found by comparing letters and digits only.
+    // Typed properties are the PascalCase of the name without its punctuation, so they are found by comparing letters and
+    // digits only: instance properties for the defaults, and for an app's set the getters of its extension properties.
     private static Dictionary<string, Func<StringValues>> TypedGetters(IDictionary<string, StringValues> headers, Func<long?> contentLength)
     {
         var byLetters = new Dictionary<string, Func<StringValues>>(StringComparer.OrdinalIgnoreCase);
@@ -120,7 +143,22 @@ internal sealed class HeaderProbe
             }
         }
 
-        IReadOnlyList<string> known = headers is RequestHeaders ? KnownSchema.RequestHeaders : KnownSchema.ResponseHeaders;
+        foreach (MethodInfo getter in typeof(HeaderSetExtensions).GetMethods(BindingFlags.Public | BindingFlags.Static))
+        {
+            ParameterInfo[] parameters = getter.GetParameters();
+            if (getter.Name.StartsWith("get_", StringComparison.Ordinal) && parameters.Length == 1 && parameters[0].ParameterType == headers.GetType())
+            {
+                byLetters.Add(getter.Name[4..], () => (StringValues)getter.Invoke(null, new object[] { headers })!);
+            }
+        }
+
+        IReadOnlyList<string> known = headers switch
+        {
+            RequestHeaders<HeaderSet> => KnownSchema.AppRequestHeaders,
+            ResponseHeaders<HeaderSet> => KnownSchema.AppResponseHeaders,
+            RequestHeaders => KnownSchema.RequestHeaders,
+            _ => KnownSchema.ResponseHeaders,
+        };
         var typed = new Dictionary<string, Func<StringValues>>(StringComparer.Ordinal);
         foreach (string name in known)
         {
@@ -128,7 +166,7 @@ internal sealed class HeaderProbe
             {
                 typed.Add(name, () => contentLength() is long length ? length.ToString(CultureInfo.InvariantCulture) : default(StringValues));
             }
-            else if (byLetters.TryGetValue(name.Replace("-", string.Empty, StringComparison.Ordinal), out Func<StringValues>? getter))
+            else if (byLetters.TryGetValue(LettersAndDigits(name), out Func<StringValues>? getter))
             {
                 typed.Add(name, getter);
             }
@@ -139,5 +177,19 @@ internal sealed class HeaderProbe
         }
 
         return typed;
+    }
+
+    private static string LettersAndDigits(string name)
+    {
+        var letters = new StringBuilder(name.Length);
+        foreach (char c in name)
+        {
+            if (char.IsAsciiLetterOrDigit(c))
+            {
+                letters.Append(c);
+            }
+        }
+
+        return letters.ToString();
     }
 }

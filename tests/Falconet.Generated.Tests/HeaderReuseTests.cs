@@ -62,12 +62,6 @@ public sealed class HeaderReuseTests
         first.Clear();
         first.Append("Connection"u8, "keep-alive"u8);
         Assert.Same(shared, first.Connection.ToString());
-
-        var response = new ResponseHeaders();
-        response.Append("Content-Type"u8, "text/plain"u8);
-        var other = new ResponseHeaders();
-        other.Append("content-type"u8, "text/plain"u8);
-        Assert.Same(response.ContentType.ToString(), other.ContentType.ToString());
     }
 
     [Fact]
@@ -180,8 +174,8 @@ public sealed class HeaderReuseTests
 
     private static void FillResponse(ResponseHeaders headers, System.Buffers.ArrayBufferWriter<byte> writer)
     {
-        headers.Append("Server"u8, "Falconet"u8);
-        headers.Append("Content-Type"u8, "text/plain"u8);
+        headers.Server = "Falconet";
+        headers.ContentType = "text/plain";
         headers.ContentLength = 13;
         writer.ResetWrittenCount();
         headers.CopyTo(ref writer);

@@ -9,7 +9,8 @@ public sealed class BehaviourSmokeTests
     private const string DefaultDriver = """
         using System.Buffers;
         using System.Text;
-        using Falconet.Http;
+        using Microsoft.Extensions.Primitives;
+        using Smoke.Http;
 
         namespace Smoke;
 
@@ -58,8 +59,7 @@ public sealed class BehaviourSmokeTests
                 response.ContentType = "text/plain";
                 response.ContentLength = 5;
                 response["X-Request-Id"] = "7";
-                response.Append("Set-Cookie"u8, "a=1"u8);
-                response.Append("set-cookie"u8, "b=2"u8);
+                response["set-cookie"] = new StringValues(new[] { "a=1", "b=2" });
                 var writer = new ArrayBufferWriter<byte>();
                 response.CopyTo(ref writer);
                 log.Append(Encoding.ASCII.GetString(writer.WrittenSpan).Replace("\r\n", "|"));
@@ -121,5 +121,62 @@ public sealed class BehaviourSmokeTests
         string output = CompiledOutput.Run(CompiledOutput.CustomSources().Append(driver), "Smoke.Driver");
 
         output.ShouldBe("Propfind:8 Propfind:8 None:0 Custom:9 Purge:5 Purge:5 Get:3 \"x\" True");
+    }
+
+    [Fact]
+    public void An_app_header_set_matches_its_own_headers_as_known_and_writes_them_from_its_table()
+    {
+        const string schema = """
+            {
+              "requestHeaders": [{ "name": "X-Tenant-Id", "values": ["blue"] }, { "name": "X-Request-Id" }],
+              "responseHeaders": [{ "name": "X-Served-By" }]
+            }
+            """;
+        const string driver = """
+            using System.Buffers;
+            using System.Text;
+            using Falconet.Http;
+            using Team.Api;
+
+            namespace Smoke;
+
+            public static class Driver
+            {
+                public static string Run()
+                {
+                    var log = new StringBuilder();
+                    var request = new RequestHeaders<HeaderSet>();
+                    request.TryAppend("x-TENANT-id"u8, "blue"u8);
+                    request.TryAppend("X-Request-ID"u8, "r-1"u8);
+                    request.TryAppend("HOST"u8, "example.test"u8);
+                    request.TryAppend("X-Other"u8, "o"u8);
+                    log.Append(request.XTenantId).Append(' ').Append(request.XRequestId).Append(' ').Append(request.Host).Append(' ').Append(request.Count).Append('\n');
+                    log.Append(object.ReferenceEquals(request.XTenantId.ToString(), "blue")).Append(' ').Append(HeaderSet.IndexOfRequestHeader("X-TENANT-ID"u8)).Append('\n');
+                    foreach (var pair in request)
+                    {
+                        log.Append(pair.Key).Append('=').Append(pair.Value).Append(';');
+                    }
+
+                    log.Append('\n');
+                    var response = new ResponseHeaders<HeaderSet> { XServedBy = "edge-1", Server = "falconet" };
+                    response["x-served-by"] = "edge-2";
+                    var writer = new ArrayBufferWriter<byte>();
+                    response.CopyTo(ref writer);
+                    log.Append(Encoding.ASCII.GetString(writer.WrittenSpan).Replace("\r\n", "|"));
+                    return log.ToString();
+                }
+            }
+            """;
+        var result = GeneratorHarness.RunApp(GeneratorHarness.Schema("/app/team.headers.json", schema));
+        result.Diagnostics.ShouldBeEmpty();
+
+        string output = CompiledOutput.Run(GeneratorHarness.Sources(result).Values.Append(driver), "Smoke.Driver");
+
+        // Known names land under their schema spelling in bit order (defaults first, then the app's); only X-Other is unknown.
+        output.ShouldBe(
+            "blue r-1 example.test 4\n" +
+            "True 53\n" +
+            "Host=example.test;X-Tenant-Id=blue;X-Request-Id=r-1;X-Other=o;\n" +
+            "|Server: falconet|X-Served-By: edge-2");
     }
 }

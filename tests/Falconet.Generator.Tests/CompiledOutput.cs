@@ -13,6 +13,9 @@ namespace Falconet.Generator.Tests;
 /// <summary>Compiles emitted sources (plus optional test code) in memory and loads the assembly.</summary>
 internal static class CompiledOutput
 {
+    /// <summary>The smoke tests compile the runtime's output under this namespace: under Falconet.Http it would clash with the referenced runtime.</summary>
+    public const string SmokeNamespace = "Smoke.Http";
+
     public static CSharpCompilation Compile(IEnumerable<string> sources) =>
         GeneratorHarness.CreateCompilation(sources.ToArray());
 
@@ -43,7 +46,29 @@ internal static class CompiledOutput
         }
     }
 
-    public static IEnumerable<string> DefaultSources() => GeneratorHarness.Sources(GeneratorHarness.Run()).Values;
+    /// <summary>What the runtime's build emits (under <see cref="SmokeNamespace"/>), with the constructors the runtime writes by hand.</summary>
+    public static IEnumerable<string> DefaultSources() =>
+        GeneratorHarness.Sources(GeneratorHarness.Run(Array.Empty<AdditionalText>(), SmokeNamespace)).Values.Append(RuntimeConstructors(SmokeNamespace));
 
-    public static IEnumerable<string> CustomSources() => Emitter.Emit(CustomSchema.Plan()).Select(f => f.Text);
+    public static IEnumerable<string> CustomSources() =>
+        Emitter.Emit(CustomSchema.Plan()).Select(f => f.Text).Append(RuntimeConstructors(CustomSchema.Namespace));
+
+    /// <summary>
+    /// The hand-written half of the runtime's collections (runtime/Http/Headers/RequestHeaders.cs and ResponseHeaders.cs):
+    /// the constructors, which do not vary with the schema and so are not generated.
+    /// </summary>
+    public static string RuntimeConstructors(string ns) => $$"""
+        namespace {{ns}}
+        {
+            public partial class RequestHeaders
+            {
+                public RequestHeaders() : base(Table) { }
+            }
+
+            public partial class ResponseHeaders
+            {
+                public ResponseHeaders() : base(Table) { }
+            }
+        }
+        """;
 }

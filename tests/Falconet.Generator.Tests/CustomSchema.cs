@@ -26,6 +26,9 @@ internal static class CustomSchema
             new HeaderModel("Connection", false, false, EquatableArray.From(new[] { "close" })),
         }));
 
-    public static GenerationPlan Plan(string ns = "Custom.Http") =>
-        GenerationPlanner.Plan(Model, new GeneratorOptions(ns, "public", EquatableArray<DiagnosticInfo>.Empty), FalconetGenerator.Version);
+    public const string Namespace = "Custom.Http";
+
+    /// <summary>The plan the runtime's build (FalconetGenerate=Runtime) would make of this schema.</summary>
+    public static GenerationPlan Plan(string ns = Namespace) =>
+        GenerationPlanner.Plan(Model, new GeneratorOptions(ns, "public", Runtime: true, EquatableArray<DiagnosticInfo>.Empty), FalconetGenerator.Version);
 }

@@ -199,13 +199,89 @@ public sealed class DiagnosticsTests
         diagnostic.Id.ShouldBe("FALC013");
         diagnostic.GetMessage(System.Globalization.CultureInfo.InvariantCulture).ShouldContain("disk unplugged");
         result.Results.Single().Exception.ShouldBeNull();
-        GeneratorHarness.Sources(result).Count.ShouldBe(5);
+        GeneratorHarness.Sources(result).Count.ShouldBe(4);
     }
 
     [Fact]
     public void Files_not_named_headers_json_are_ignored()
     {
         GeneratorHarness.Run(GeneratorHarness.Schema("/app/appsettings.json", "not json at all")).Diagnostics.ShouldBeEmpty();
+        GeneratorHarness.Run(GeneratorHarness.Schema("/app/notes.txt", "\"requestHeaders\"")).Diagnostics.ShouldBeEmpty();
+    }
+
+    [Fact]
+    public void A_method_or_version_in_an_app_schema_is_FALC016_at_its_entry_and_the_headers_are_still_generated()
+    {
+        var result = GeneratorHarness.RunApp(GeneratorHarness.Schema(Path, """
+            {
+              "methods": ["PURGE"],
+              "versions": ["HTTP/2.0"],
+              "requestHeaders": [{ "name": "X-Team" }]
+            }
+            """));
+
+        result.Diagnostics.Select(d => (d.Id, d.Location.GetLineSpan().StartLinePosition.Line + 1, d.Location.GetLineSpan().StartLinePosition.Character + 1))
+            .ShouldBe(new[] { ("FALC016", 2, 15), ("FALC016", 3, 16) });
+        result.Diagnostics.ShouldAllBe(d => d.Severity == DiagnosticSeverity.Error && d.Location.GetLineSpan().Path == Path);
+        result.Diagnostics[0].GetMessage(System.Globalization.CultureInfo.InvariantCulture).ShouldContain("KnownMethod.Custom");
+        GeneratorHarness.Sources(result)["HeaderSet.g.cs"].ShouldContain("XTeam");
+    }
+
+    [Theory]
+    [InlineData("/app/headers.json")]
+    [InlineData("/app/team-headers.json")]
+    [InlineData("/app/team.header.json")]
+    [InlineData("/app/team.headers.jsonc")]
+    public void A_schema_in_a_file_not_named_headers_json_is_a_FALC017_warning_and_is_not_read(string path)
+    {
+        var result = GeneratorHarness.RunApp(GeneratorHarness.Schema(path, """{ "requestHeaders": [{ "name": "X-Team" }] }"""));
+
+        Diagnostic warning = result.Diagnostics.ShouldHaveSingleItem();
+        warning.Id.ShouldBe("FALC017");
+        warning.Severity.ShouldBe(DiagnosticSeverity.Warning);
+        warning.Location.GetLineSpan().Path.ShouldBe(path);
+        warning.GetMessage(System.Globalization.CultureInfo.InvariantCulture).ShouldContain(path.Substring(5));
+        GeneratorHarness.Sources(result).ShouldBeEmpty();
+    }
+
+    [Fact]
+    public void Other_json_files_are_left_alone()
+    {
+        var result = GeneratorHarness.RunApp(
+            GeneratorHarness.Schema("/app/appsettings.json", """{ "Logging": { "LogLevel": { "Default": "Information" } } }"""),
+            GeneratorHarness.Schema("/app/stylecop.json", """{ "settings": { } }"""));
+
+        result.Diagnostics.ShouldBeEmpty();
+        GeneratorHarness.Sources(result).ShouldBeEmpty();
+    }
+
+    [Fact]
+    public void An_app_schema_without_the_runtime_referenced_is_FALC018_and_emits_nothing()
+    {
+        var compilation = GeneratorHarness.CreateCompilation(GeneratorHarness.ReferencesWithoutRuntime, "namespace App { internal static class Program { } }");
+        var result = GeneratorHarness.CreateDriver(new[] { GeneratorHarness.Schema(Path, """{ "requestHeaders": [{ "name": "X-Team" }] }""") }, GeneratorHarness.AppNamespace, generate: null)
+            .RunGenerators(compilation).GetRunResult();
+
+        result.Diagnostics.Select(d => d.Id).ShouldBe(new[] { "FALC018" });
+        GeneratorHarness.Sources(result).ShouldBeEmpty();
+    }
+
+    [Fact]
+    public void An_app_without_a_schema_file_gets_nothing_and_no_diagnostic()
+    {
+        var result = GeneratorHarness.RunApp();
+
+        result.Diagnostics.ShouldBeEmpty();
+        GeneratorHarness.Sources(result).ShouldBeEmpty();
+    }
+
+    [Fact]
+    public void Invalid_generate_option_is_FALC014_and_falls_back_to_the_app_header_set()
+    {
+        var result = GeneratorHarness.Run(new[] { GeneratorHarness.Schema(Path, """{ "requestHeaders": [{ "name": "X-Team" }] }""") }, "App", generate: "Everything");
+
+        result.Diagnostics.Select(d => d.Id).ShouldBe(new[] { "FALC014" });
+        GeneratorHarness.Sources(result).Keys.ShouldBe(new[] { "HeaderSet.g.cs" });
     }
 
     [Fact]
@@ -218,7 +294,7 @@ public sealed class DiagnosticsTests
     }
 
     [Fact]
-    public void Every_diagnostic_has_a_title_help_text_pointing_to_its_documentation_and_error_severity()
+    public void Every_diagnostic_has_a_title_help_text_pointing_to_its_documentation_and_error_severity_but_a_misnamed_file()
     {
         foreach (var field in typeof(Falconet.Generator.Schema.DiagnosticDescriptors).GetFields().Where(f => f.FieldType == typeof(DiagnosticDescriptor)))
         {
@@ -227,7 +303,7 @@ public sealed class DiagnosticsTests
             descriptor.Title.ToString().ShouldNotBeNullOrWhiteSpace();
             descriptor.Description.ToString().ShouldNotBeNullOrWhiteSpace();
             descriptor.Description.ToString().ShouldContain("docs/diagnostics.md#" + descriptor.Id.ToLowerInvariant());
-            descriptor.DefaultSeverity.ShouldBe(DiagnosticSeverity.Error);
+            descriptor.DefaultSeverity.ShouldBe(descriptor.Id == "FALC017" ? DiagnosticSeverity.Warning : DiagnosticSeverity.Error);
             Falconet.Generator.Schema.DiagnosticDescriptors.Find(descriptor.Id).ShouldBeSameAs(descriptor);
         }
     }

@@ -15,23 +15,41 @@ namespace Falconet.Generator.Tests;
 /// <summary>Runs <see cref="FalconetGenerator"/> in-process on an in-memory compilation.</summary>
 internal static class GeneratorHarness
 {
+    /// <summary>The namespace the runtime gives its generated code (see runtime/Falconet.csproj).</summary>
     public const string RuntimeNamespace = "Falconet.Http";
+
+    /// <summary>The namespace of the app in the app-mode tests.</summary>
+    public const string AppNamespace = "Team.Api";
+
+    /// <summary>FalconetGenerate of the runtime's own build.</summary>
+    public const string Runtime = "Runtime";
 
     private static readonly Lazy<ImmutableArray<MetadataReference>> s_references = new(LoadReferences);
 
-    /// <summary>Every assembly of the test host (the .NET shared framework and Microsoft.Extensions.Primitives).</summary>
+    /// <summary>Every assembly of the test host: the .NET shared framework, Microsoft.Extensions.Primitives and the Falconet runtime.</summary>
     public static ImmutableArray<MetadataReference> References => s_references.Value;
 
-    public static CSharpCompilation CreateCompilation(params string[] sources) =>
+    /// <summary>The test host's assemblies without the Falconet runtime: a project that references only the generator.</summary>
+    public static ImmutableArray<MetadataReference> ReferencesWithoutRuntime =>
+        References.Where(static r => !string.Equals(System.IO.Path.GetFileName(r.Display), "Falconet.dll", StringComparison.OrdinalIgnoreCase)).ToImmutableArray();
+
+    public static CSharpCompilation CreateCompilation(params string[] sources) => CreateCompilation(References, sources);
+
+    public static CSharpCompilation CreateCompilation(ImmutableArray<MetadataReference> references, params string[] sources) =>
         CSharpCompilation.Create(
             "Falconet.Generated.Tests",
             sources.Select(static (source, i) => CSharpSyntaxTree.ParseText(source, new CSharpParseOptions(LanguageVersion.Latest), "Source" + i + ".cs")),
-            References,
+            references,
             new CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary, nullableContextOptions: NullableContextOptions.Enable, allowUnsafe: true));
 
-    public static GeneratorDriver CreateDriver(IEnumerable<AdditionalText>? schemas = null, string? ns = RuntimeNamespace, string? visibility = null, string? rootNamespace = null)
+    public static GeneratorDriver CreateDriver(IEnumerable<AdditionalText>? schemas = null, string? ns = RuntimeNamespace, string? visibility = null, string? rootNamespace = null, string? generate = Runtime)
     {
         var options = new Dictionary<string, string>();
+        if (generate is not null)
+        {
+            options["build_property.FalconetGenerate"] = generate;
+        }
+
         if (ns is not null)
         {
             options["build_property.FalconetNamespace"] = ns;
@@ -55,13 +73,17 @@ internal static class GeneratorHarness
             new GeneratorDriverOptions(IncrementalGeneratorOutputKind.None, trackIncrementalGeneratorSteps: true));
     }
 
+    /// <summary>Runs the generator as the runtime's build does (FalconetGenerate=Runtime, namespace Falconet.Http).</summary>
     public static GeneratorDriverRunResult Run(params AdditionalText[] schemas) => Run(schemas, RuntimeNamespace);
 
-    public static GeneratorDriverRunResult Run(IEnumerable<AdditionalText> schemas, string? ns, string? visibility = null)
+    public static GeneratorDriverRunResult Run(IEnumerable<AdditionalText> schemas, string? ns, string? visibility = null, string? generate = Runtime)
     {
-        GeneratorDriver driver = CreateDriver(schemas, ns, visibility);
+        GeneratorDriver driver = CreateDriver(schemas, ns, visibility, generate: generate);
         return driver.RunGenerators(CreateCompilation("namespace App { internal static class Program { } }")).GetRunResult();
     }
+
+    /// <summary>Runs the generator as an app's build does: the default FalconetGenerate, a reference to the runtime.</summary>
+    public static GeneratorDriverRunResult RunApp(params AdditionalText[] schemas) => Run(schemas, AppNamespace, generate: null);
 
     /// <summary>The emitted files of a run, by hint name.</summary>
     public static IReadOnlyDictionary<string, string> Sources(GeneratorDriverRunResult result) =>

@@ -10,15 +10,17 @@ public sealed class IncrementalTests
 {
     private static readonly string[] s_steps =
     {
-        TrackingNames.Schema, TrackingNames.Options, TrackingNames.Model, TrackingNames.Plan, TrackingNames.Diagnostics,
+        TrackingNames.Schema, TrackingNames.Options, TrackingNames.Model, TrackingNames.Plan, TrackingNames.Diagnostics, TrackingNames.Runtime,
     };
 
-    [Fact]
-    public void Unrelated_source_edit_leaves_every_named_step_cached()
+    [Theory]
+    [InlineData(GeneratorHarness.Runtime, """{ "methods": ["PURGE"] }""")]
+    [InlineData(null, """{ "requestHeaders": [{ "name": "X-Team" }] }""")]
+    public void Unrelated_source_edit_leaves_every_named_step_cached(string? generate, string json)
     {
-        AdditionalText schema = GeneratorHarness.Schema("/app/team.headers.json", """{ "methods": ["PURGE"] }""");
+        AdditionalText schema = GeneratorHarness.Schema("/app/team.headers.json", json);
         CSharpCompilation compilation = GeneratorHarness.CreateCompilation("namespace App { internal static class A { } }");
-        GeneratorDriver driver = GeneratorHarness.CreateDriver(new[] { schema }).RunGenerators(compilation);
+        GeneratorDriver driver = GeneratorHarness.CreateDriver(new[] { schema }, GeneratorHarness.AppNamespace, generate: generate).RunGenerators(compilation);
 
         CSharpCompilation edited = compilation.AddSyntaxTrees(CSharpSyntaxTree.ParseText("namespace App { internal static class B { } }"));
         GeneratorRunResult result = driver.RunGenerators(edited).GetRunResult().Results.Single();

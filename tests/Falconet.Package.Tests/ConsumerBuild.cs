@@ -4,35 +4,45 @@ using System.IO;
 using System.Linq;
 using System.Reflection;
 using System.Text;
+using System.Threading;
 using System.Threading.Tasks;
+using Shouldly;
 
 namespace Falconet.Package.Tests;
 
-/// <summary>Runs the dotnet CLI against the packed generator and a throwaway consumer project.</summary>
+/// <summary>Runs the dotnet CLI against the packed packages: the one pack, and builds of projects that use them.</summary>
 internal static class ConsumerBuild
 {
+    public static readonly string[] PackageIds = { "Falconet", "Falconet.Generator" };
+
     public static string RepositoryRoot { get; } = FindRepositoryRoot();
 
     public static string Configuration { get; } = Metadata("Configuration");
 
-    public static string PrimitivesVersion { get; } = Metadata("MicrosoftExtensionsPrimitivesVersion");
-
-    /// <summary>Packs the already-built generator with a version of its own into <paramref name="feed"/>.</summary>
-    public static async Task<string> PackGeneratorAsync(string feed)
+    /// <summary>
+    /// Packs everything a team needs, already built, with a version of its own into <paramref name="feed"/>: the command
+    /// docs/custom-headers.md gives, with --no-build and a test version.
+    /// </summary>
+    public static async Task<string> PackAsync(string feed)
     {
         // A fresh version each run: NuGet caches a package by id and version, so reusing one would test an old build.
         string version = "0.1.0-test." + DateTime.UtcNow.ToString("yyyyMMddHHmmssfff", System.Globalization.CultureInfo.InvariantCulture);
-        string project = Path.Combine(RepositoryRoot, "generator", "Falconet.Generator.csproj");
-        CommandResult pack = await RunAsync(RepositoryRoot, "pack", project, "-c", Configuration, "--no-build", "-o", feed, "-p:PackageVersion=" + version, "-nologo");
-        pack.ExitCode.ShouldSucceed(pack.Output);
+        CommandResult pack = await RunAsync(RepositoryRoot, "pack", "Falconet.slnx", "-c", Configuration, "--no-build", "-o", feed, "-p:PackageVersion=" + version, "-nologo");
+        pack.ShouldSucceed();
+        foreach (string id in PackageIds)
+        {
+            File.Exists(Path.Combine(feed, id + "." + version + ".nupkg")).ShouldBeTrue(id + " was not packed:\n" + pack.Output);
+        }
+
         return version;
     }
 
-    /// <summary>Writes a console app that references the packed generator and carries <paramref name="schema"/> as team.headers.json.</summary>
-    public static void WriteConsumer(string directory, string feed, string version, string schema, string program)
+    /// <summary>A nuget.config whose sources are <paramref name="feed"/> and nuget.org (for the packages' own dependencies).</summary>
+    public static string WriteNuGetConfig(string directory, string feed)
     {
         Directory.CreateDirectory(directory);
-        File.WriteAllText(Path.Combine(directory, "NuGet.config"), $"""
+        string path = Path.Combine(directory, "nuget.config");
+        File.WriteAllText(path, $"""
             <?xml version="1.0" encoding="utf-8"?>
             <configuration>
               <packageSources>
@@ -42,6 +52,13 @@ internal static class ConsumerBuild
               </packageSources>
             </configuration>
             """);
+        return path;
+    }
+
+    /// <summary>Writes a console app that references both packages at <paramref name="version"/>, with the given files.</summary>
+    public static void WriteConsumer(string directory, string feed, string version, params (string Name, string Text)[] files)
+    {
+        WriteNuGetConfig(directory, feed);
         File.WriteAllText(Path.Combine(directory, "Consumer.csproj"), $"""
             <Project Sdk="Microsoft.NET.Sdk">
               <PropertyGroup>
@@ -49,21 +66,28 @@ internal static class ConsumerBuild
                 <TargetFramework>net10.0</TargetFramework>
                 <Nullable>enable</Nullable>
                 <ImplicitUsings>enable</ImplicitUsings>
-                <TreatWarningsAsErrors>true</TreatWarningsAsErrors>
                 <RootNamespace>Team.Api</RootNamespace>
               </PropertyGroup>
               <ItemGroup>
+                <PackageReference Include="Falconet" Version="{version}" />
                 <PackageReference Include="Falconet.Generator" Version="{version}" PrivateAssets="all" />
-                <PackageReference Include="Microsoft.Extensions.Primitives" Version="{PrimitivesVersion}" />
-                <AdditionalFiles Include="team.headers.json" />
               </ItemGroup>
             </Project>
             """);
-        File.WriteAllText(Path.Combine(directory, "team.headers.json"), schema);
-        File.WriteAllText(Path.Combine(directory, "Program.cs"), program);
+        foreach ((string name, string text) in files)
+        {
+            File.WriteAllText(Path.Combine(directory, name), text);
+        }
     }
 
     public static Task<CommandResult> RunAsync(string workingDirectory, params string[] arguments)
+    {
+        ProcessStartInfo start = DotnetStartInfo(workingDirectory, arguments);
+        return RunAsync(start);
+    }
+
+    /// <summary>The dotnet CLI with no telemetry, banner or build servers that would outlive the test.</summary>
+    public static ProcessStartInfo DotnetStartInfo(string workingDirectory, params string[] arguments)
     {
         var start = new ProcessStartInfo("dotnet")
         {
@@ -81,27 +105,34 @@ internal static class ConsumerBuild
         start.Environment["DOTNET_NOLOGO"] = "1";
         start.Environment["MSBUILDDISABLENODEREUSE"] = "1";
         start.Environment["DOTNET_CLI_USE_MSBUILD_SERVER"] = "0";
-        return RunAsync(start);
+        start.Environment["UseSharedCompilation"] = "false";
+        return start;
     }
 
     /// <summary>Removes the test version from the machine's NuGet cache so repeated runs leave nothing behind.</summary>
-    public static void ForgetCachedPackage(string version)
+    public static void ForgetCachedPackages(string version)
     {
         string cache = Environment.GetEnvironmentVariable("NUGET_PACKAGES")
             ?? Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.UserProfile), ".nuget", "packages");
-        string folder = Path.Combine(cache, "falconet.generator", version);
-        if (Directory.Exists(folder))
+        foreach (string id in PackageIds)
         {
-            Directory.Delete(folder, recursive: true);
+            string folder = Path.Combine(cache, id.ToLowerInvariant(), version);
+            if (Directory.Exists(folder))
+            {
+                Directory.Delete(folder, recursive: true);
+            }
         }
     }
+
+    public static void ShouldSucceed(this CommandResult result) =>
+        result.ExitCode.ShouldBe(0, "the command failed:\n" + result.Output);
 
     private static async Task<CommandResult> RunAsync(ProcessStartInfo start)
     {
         using var process = Process.Start(start) ?? throw new InvalidOperationException("dotnet did not start");
         Task<string> stdout = process.StandardOutput.ReadToEndAsync();
         Task<string> stderr = process.StandardError.ReadToEndAsync();
-        using var timeout = new System.Threading.CancellationTokenSource(TimeSpan.FromMinutes(5));
+        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(5));
         try
         {
             await process.WaitForExitAsync(timeout.Token);
@@ -137,11 +168,3 @@ internal static class ConsumerBuild
 
 /// <summary>The exit code and the combined output of one dotnet command.</summary>
 internal sealed record CommandResult(int ExitCode, string Output);
-
-internal static class CommandResultAssertions
-{
-    public static void ShouldSucceed(this int exitCode, string output)
-    {
-        Assert.True(exitCode == 0, "the command failed:\n" + output);
-    }
-}

@@ -22,9 +22,17 @@ public abstract class ServerTests
     protected virtual bool Https => false;
 
     /// <summary>Starts a <see cref="TestServer"/> on <see cref="Transport"/>; <paramref name="configure"/> runs after the transport is set.</summary>
-    internal async Task<TestServer> StartServerAsync(Func<HttpContext, ValueTask> handler, Action<FalconetServerOptions>? configure = null, bool trackLeaks = true)
+    internal Task<TestServer> StartServerAsync(Func<HttpContext, ValueTask> handler, Action<FalconetServerOptions>? configure = null, bool trackLeaks = true)
+        => StartServerAsync(options => new FalconetServer(options, handler), configure, trackLeaks);
+
+    /// <summary>Starts a server of an app's own header set (<see cref="FalconetServer{THeaderSet}"/>) on <see cref="Transport"/>.</summary>
+    internal Task<TestServer> StartServerAsync<THeaderSet>(Func<HttpContext<THeaderSet>, ValueTask> handler, Action<FalconetServerOptions>? configure = null, bool trackLeaks = true)
+        where THeaderSet : struct, IHeaderSet
+        => StartServerAsync(options => new FalconetServer<THeaderSet>(options, handler), configure, trackLeaks);
+
+    private async Task<TestServer> StartServerAsync(Func<FalconetServerOptions, FalconetServer> create, Action<FalconetServerOptions>? configure, bool trackLeaks)
     {
-        TestServer host = await TestServer.StartAsync(handler, options =>
+        TestServer host = await TestServer.StartAsync(create, options =>
         {
             options.Transport = Transport;
             if (Https)

@@ -24,7 +24,11 @@ internal sealed class TestServer : IAsyncDisposable
 
     public Uri BaseAddress => new($"{(IsHttps ? "https" : "http")}://{EndPoint}/");
 
-    public static async Task<TestServer> StartAsync(Func<HttpContext, ValueTask> handler, Action<FalconetServerOptions>? configure = null, bool trackLeaks = true)
+    public static Task<TestServer> StartAsync(Func<HttpContext, ValueTask> handler, Action<FalconetServerOptions>? configure = null, bool trackLeaks = true)
+        => StartAsync(options => new FalconetServer(options, handler), configure, trackLeaks);
+
+    /// <summary>Starts the server <paramref name="create"/> makes (a <see cref="FalconetServer{THeaderSet}"/>, say) with the test options.</summary>
+    public static async Task<TestServer> StartAsync(Func<FalconetServerOptions, FalconetServer> create, Action<FalconetServerOptions>? configure = null, bool trackLeaks = true)
     {
         var options = new FalconetServerOptions
         {
@@ -34,7 +38,7 @@ internal sealed class TestServer : IAsyncDisposable
         };
         options.Endpoints.Add(new IPEndPoint(IPAddress.Loopback, 0));
         configure?.Invoke(options);
-        var server = new FalconetServer(options, handler);
+        FalconetServer server = create(options);
         await server.StartAsync().WaitAsync(TestTimeouts.Operation);
         return new TestServer(server);
     }

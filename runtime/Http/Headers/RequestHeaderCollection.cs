@@ -1,0 +1,125 @@
+using System;
+using System.Collections.Generic;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Text;
+using Microsoft.Extensions.Primitives;
+
+namespace Falconet.Http;
+
+/// <summary>
+/// Request headers as the parser fills them: a known name makes no string, and a value equal to a known value or to
+/// the previous request's value on this object reuses that string.
+/// </summary>
+public abstract class RequestHeaderCollection : HeaderCollection
+{
+    private PreviousValues _previous;
+
+    /// <summary>An empty collection of the headers in <paramref name="table"/>.</summary>
+    protected RequestHeaderCollection(HeaderTable table)
+        : base(table)
+    {
+    }
+
+    /// <summary>
+    /// Adds a header from raw bytes: <paramref name="name"/> already validated as a token, <paramref name="value"/>
+    /// trimmed. A known name makes no string; its value reuses a known or the previous request's string when equal.
+    /// Returns false for a Content-Length that is not 1+ digits or that differs from an earlier one.
+    /// </summary>
+    public abstract bool TryAppend(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value);
+
+    /// <summary>Adds a header from raw bytes like <see cref="TryAppend"/>.</summary>
+    /// <exception cref="FormatException">Where <see cref="TryAppend"/> returns false.</exception>
+    public void Append(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
+    {
+        if (!TryAppend(name, value))
+        {
+            throw new FormatException("Invalid Content-Length header value.");
+        }
+    }
+
+    /// <summary>
+    /// <see cref="TryAppend"/> once the name is matched: <paramref name="index"/> is what the collection's generated
+    /// matcher returned for <paramref name="name"/> (a bit index, <see cref="HeaderTable.ContentLengthIndex"/>, or -1).
+    /// </summary>
+    protected internal bool TryAppendMatched(int index, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
+    {
+        if ((uint)index < HeaderTable.ContentLengthIndex)
+        {
+            // The hot path of a kept-alive connection: the same value as the previous request, still in its slot.
+            ulong bit = 1UL << index;
+            if (((_bits | ~_reusable) & bit) == 0)
+            {
+                string previous = _previous[index]!;
+                if (previous.Length == value.Length && Ascii.Equals(value, previous))
+                {
+                    _bits |= bit;
+                    return true;
+                }
+            }
+
+            AppendKnown(index, value);
+            return true;
+        }
+
+        if (index == HeaderTable.ContentLengthIndex)
+        {
+            if (!HeaderText.TryParseContentLength(value, out long length)
+                || (_contentLength.HasValue && _contentLength.GetValueOrDefault() != length))
+            {
+                return false;
+            }
+
+            _contentLength = length;
+            return true;
+        }
+
+        AppendUnknown(name, value);
+        return true;
+    }
+
+    // A known header whose value is not the one still in its slot: reuse the previous or a known string when equal, else
+    // make one; a repeated header joins the values already present.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void AppendKnown(int index, ReadOnlySpan<byte> value)
+    {
+        ulong bit = 1UL << index;
+        ref StringValues slot = ref _values[index];
+        ref string? previous = ref _previous[index];
+
+        // When the fast path ran (first value, slot still holding the previous string), it has already found the
+        // previous string unequal: compare it again only when that path did not run.
+        bool previousCompared = ((_bits | ~_reusable) & bit) == 0;
+        string text = !previousCompared && previous is not null && previous.Length == value.Length && Ascii.Equals(value, previous)
+            ? previous
+            : HeaderText.GetValueString(value, _table.GetKnownValues(index));
+        if ((_bits & bit) == 0)
+        {
+            slot = text;
+            previous = text;
+            _reusable |= bit;
+            _bits |= bit;
+        }
+        else
+        {
+            slot = StringValues.Concat(slot, text);
+            _reusable &= ~bit;
+        }
+    }
+
+    private void AppendUnknown(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
+    {
+        _unknown ??= new Dictionary<string, StringValues>(StringComparer.OrdinalIgnoreCase);
+        string key = Encoding.Latin1.GetString(name);
+        string text = Encoding.Latin1.GetString(value);
+        ref StringValues slot = ref CollectionsMarshal.GetValueRefOrAddDefault(_unknown, key, out bool exists);
+        slot = exists ? StringValues.Concat(slot, text) : new StringValues(text);
+    }
+
+    /// <summary>One string per bit of the bit set, inline in this object: the last value parsed for that header on this connection.</summary>
+    [InlineArray(HeaderTable.MaxKnownHeaders)]
+    private struct PreviousValues
+    {
+        private string? _element;
+    }
+}
