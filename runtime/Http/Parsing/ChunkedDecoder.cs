@@ -120,7 +120,7 @@ public struct ChunkedDecoder
                 int first = HttpCharacters.HexValue(next);
                 if (first < 0)
                 {
-                    BadHttpRequestException.Throw("Chunk size is not a hexadecimal number.");
+                    BadHttpRequestException.Throw(RequestRejectionReason.InvalidChunkSize);
                 }
 
                 _chunkSize = first;
@@ -135,7 +135,7 @@ public struct ChunkedDecoder
                 {
                     if (++_chunkSizeDigits > MaxChunkSizeDigits || _chunkSize > (long.MaxValue >> 4))
                     {
-                        BadHttpRequestException.Throw("Chunk size overflows.");
+                        BadHttpRequestException.Throw(RequestRejectionReason.ChunkSizeOverflow);
                     }
 
                     _chunkSize = (_chunkSize << 4) | (uint)digit;
@@ -152,7 +152,7 @@ public struct ChunkedDecoder
                 }
                 else if (!HttpCharacters.IsWhitespace(next))
                 {
-                    BadHttpRequestException.Throw("Invalid character after chunk size.");
+                    BadHttpRequestException.Throw(RequestRejectionReason.InvalidChunkExtension);
                 }
 
                 CountExtensionByte(limits);
@@ -167,7 +167,7 @@ public struct ChunkedDecoder
 
                 if (!HttpCharacters.IsFieldValueChar(next))
                 {
-                    BadHttpRequestException.Throw("Chunk extension contains a control character.");
+                    BadHttpRequestException.Throw(RequestRejectionReason.InvalidChunkExtension);
                 }
 
                 CountExtensionByte(limits);
@@ -176,7 +176,7 @@ public struct ChunkedDecoder
             case State.ChunkSizeLineFeed:
                 if (next != (byte)'\n')
                 {
-                    BadHttpRequestException.Throw("Chunk size line contains a bare CR.");
+                    BadHttpRequestException.Throw(RequestRejectionReason.ChunkSizeLineBareCarriageReturn);
                 }
 
                 StartChunk(limits);
@@ -185,7 +185,7 @@ public struct ChunkedDecoder
             case State.DataCarriageReturn:
                 if (next != (byte)'\r')
                 {
-                    BadHttpRequestException.Throw("Chunk data is not followed by CRLF.");
+                    BadHttpRequestException.Throw(RequestRejectionReason.ChunkDataWithoutCrlf);
                 }
 
                 _state = State.DataLineFeed;
@@ -194,7 +194,7 @@ public struct ChunkedDecoder
             case State.DataLineFeed:
                 if (next != (byte)'\n')
                 {
-                    BadHttpRequestException.Throw("Chunk data is not followed by CRLF.");
+                    BadHttpRequestException.Throw(RequestRejectionReason.ChunkDataWithoutCrlf);
                 }
 
                 _state = State.ChunkSizeStart;
@@ -219,7 +219,7 @@ public struct ChunkedDecoder
                 CountExtensionByte(limits);
                 return;
             default:
-                BadHttpRequestException.Throw("Chunk size is not a hexadecimal number.");
+                BadHttpRequestException.Throw(RequestRejectionReason.InvalidChunkSize);
                 return;
         }
     }
@@ -228,7 +228,7 @@ public struct ChunkedDecoder
     {
         if (++_extensionLength > limits.MaxChunkExtensionSize)
         {
-            BadHttpRequestException.Throw("Chunk extension too long.");
+            BadHttpRequestException.Throw(RequestRejectionReason.ChunkExtensionTooLong);
         }
     }
 
@@ -243,7 +243,7 @@ public struct ChunkedDecoder
 
         if (_chunkSize > limits.MaxRequestBodySize - _totalSize)
         {
-            BadHttpRequestException.Throw("Request body too large.", 413);
+            BadHttpRequestException.Throw(RequestRejectionReason.BodyTooLarge);
         }
 
         _totalSize += _chunkSize;

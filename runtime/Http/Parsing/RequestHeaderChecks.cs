@@ -23,7 +23,7 @@ internal static class RequestHeaderChecks
         if (expect.Count != 0 && !ExpectsOnlyContinue(expect))
         {
             // RFC 9110 section 10.1.1: 100-continue is the only expectation defined; the server cannot meet another.
-            BadHttpRequestException.Throw("Unsupported expectation.", 417);
+            BadHttpRequestException.Throw(RequestRejectionReason.UnsupportedExpectation);
         }
     }
 
@@ -39,7 +39,7 @@ internal static class RequestHeaderChecks
             case 0:
                 if (version != KnownVersion.Http10)
                 {
-                    BadHttpRequestException.Throw("HTTP/1.1 request without a Host header.");
+                    BadHttpRequestException.Throw(RequestRejectionReason.MissingHost);
                 }
 
                 break;
@@ -49,7 +49,7 @@ internal static class RequestHeaderChecks
                 {
                     if (!UriAuthority.IsValidHostHeader(value))
                     {
-                        BadHttpRequestException.Throw("Invalid Host header.");
+                        BadHttpRequestException.Throw(RequestRejectionReason.InvalidHost);
                     }
 
                     validatedHost = value;
@@ -57,7 +57,7 @@ internal static class RequestHeaderChecks
 
                 break;
             default:
-                BadHttpRequestException.Throw("More than one Host header.");
+                BadHttpRequestException.Throw(RequestRejectionReason.MultipleHost);
                 break;
         }
     }
