@@ -28,5 +28,5 @@ internal readonly struct Http1ParsingHandler : IHttpRequestLineHandler, IHttpHea
     public bool OnHeader(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value) => _headers.TryAppend(name, value);
 
     // Thrown here, a rejection reaches the connection like a parse error: answered with its status, then the connection closes.
-    public void OnHeadersComplete() => RequestHeaderChecks.Check(_headers, _request.Version, ref _request.ValidatedHost);
+    public void OnHeadersComplete() => RequestHeaderChecks.Check(_headers, _request.Version, _request.TargetForm, ref _request.ValidatedHost);
 }

@@ -437,6 +437,13 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         long contentLength;
         try
         {
+            if (_request.Method == KnownMethod.Connect && !_settings.AllowConnect)
+            {
+                // RFC 9110 section 9.3.6: CONNECT asks for a tunnel, which this server does not make for any target.
+                // 501 says exactly that (section 15.6.2); a 405 would need an Allow list only the application knows.
+                BadHttpRequestException.Throw(RequestRejectionReason.ConnectNotSupported);
+            }
+
             bodyKind = RequestFraming.Determine(_requestHeaders, version, _settings.Limits, out contentLength);
         }
         catch (BadHttpRequestException exception)

@@ -59,6 +59,9 @@ internal sealed class HttpConnectionSettings
     /// <summary>The initial <see cref="HttpResponse.AllowSynchronousWrites"/> of every request.</summary>
     public bool AllowSynchronousWrites { get; init; }
 
+    /// <summary>Whether CONNECT reaches the application; otherwise the server answers it with 501.</summary>
+    public bool AllowConnect { get; init; }
+
     /// <summary><see cref="LingerTime"/> in timestamp ticks.</summary>
     public long LingerTimeout { get; }
 

@@ -107,6 +107,7 @@ public sealed class FalconetServer : IAsyncDisposable
             options.TimeProvider, _logger, _shutdown.Token, OnConnectionClosed)
         {
             AllowSynchronousWrites = options.AllowSynchronousWrites,
+            AllowConnect = options.AllowConnect,
         };
         DateHeaderValues.Acquire();
         try

@@ -8,8 +8,9 @@ namespace Falconet.Http;
 /// <remarks>
 /// A state machine that can stop after any byte, so input may arrive one byte at a time or split anywhere
 /// across segments. Chunk-size lines and the CRLF after each chunk are checked strictly; chunk extensions
-/// are validated and bounded but ignored; trailer fields are parsed like header fields and discarded, or
-/// handed to a handler through <see cref="Decode{TTrailers}"/>.
+/// are validated (RFC 9112 section 7.1.1) and bounded but ignored; trailer fields are parsed like header fields, a
+/// field that must not be a trailer is refused, and the rest are discarded or handed to a handler through
+/// <see cref="Decode{TTrailers}"/>.
 /// </remarks>
 public struct ChunkedDecoder
 {
@@ -28,8 +29,18 @@ public struct ChunkedDecoder
     {
         ChunkSizeStart,
         ChunkSize,
+
+        // chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] ), RFC 9112 section 7.1.1.
         ExtensionWhitespace,
-        Extension,
+        ExtensionNameStart,
+        ExtensionName,
+        ExtensionAfterName,
+        ExtensionValueStart,
+        ExtensionTokenValue,
+        ExtensionQuotedValue,
+        ExtensionQuotedPair,
+        ExtensionQuotedEnd,
+        ExtensionAfterValue,
         ChunkSizeLineFeed,
         Data,
         DataCarriageReturn,
@@ -83,7 +94,18 @@ public struct ChunkedDecoder
                     break;
 
                 case State.Trailers:
-                    if (!Http1Parser.TryParseHeaders(ref trailers, ref input, limits, ref _trailers))
+                    var guard = new TrailerGuard<TTrailers>(trailers);
+                    bool trailersComplete;
+                    try
+                    {
+                        trailersComplete = Http1Parser.TryParseHeaders(ref guard, ref input, limits, ref _trailers);
+                    }
+                    finally
+                    {
+                        trailers = guard.Inner;
+                    }
+
+                    if (!trailersComplete)
                     {
                         completed = false;
                         return written;
@@ -146,31 +168,16 @@ public struct ChunkedDecoder
                 return;
 
             case State.ExtensionWhitespace:
-                if (next == (byte)';')
-                {
-                    _state = State.Extension;
-                }
-                else if (!HttpCharacters.IsWhitespace(next))
-                {
-                    BadHttpRequestException.Throw(RequestRejectionReason.InvalidChunkExtension);
-                }
-
-                CountExtensionByte(limits);
-                return;
-
-            case State.Extension:
-                if (next == (byte)'\r')
-                {
-                    _state = State.ChunkSizeLineFeed;
-                    return;
-                }
-
-                if (!HttpCharacters.IsFieldValueChar(next))
-                {
-                    BadHttpRequestException.Throw(RequestRejectionReason.InvalidChunkExtension);
-                }
-
-                CountExtensionByte(limits);
+            case State.ExtensionNameStart:
+            case State.ExtensionName:
+            case State.ExtensionAfterName:
+            case State.ExtensionValueStart:
+            case State.ExtensionTokenValue:
+            case State.ExtensionQuotedValue:
+            case State.ExtensionQuotedPair:
+            case State.ExtensionQuotedEnd:
+            case State.ExtensionAfterValue:
+                StepExtension(next, limits);
                 return;
 
             case State.ChunkSizeLineFeed:
@@ -210,7 +217,7 @@ public struct ChunkedDecoder
                 _state = State.ChunkSizeLineFeed;
                 return;
             case (byte)';':
-                _state = State.Extension;
+                _state = State.ExtensionNameStart;
                 CountExtensionByte(limits);
                 return;
             case (byte)' ' or (byte)'\t':
@@ -223,6 +230,58 @@ public struct ChunkedDecoder
                 return;
         }
     }
+
+    /// <summary>One byte of the chunk extensions, checked against the RFC 9112 grammar; names and values are ignored.</summary>
+    private void StepExtension(byte next, HttpLimits limits)
+    {
+        bool whitespace = HttpCharacters.IsWhitespace(next);
+        bool token = HttpCharacters.IsTokenChar(next);
+        State following = _state switch
+        {
+            // BWS before each ";"; whitespace alone before the CRLF is not an extension.
+            State.ExtensionWhitespace when whitespace => _state,
+            State.ExtensionWhitespace or State.ExtensionAfterName or State.ExtensionAfterValue or State.ExtensionName
+                or State.ExtensionTokenValue or State.ExtensionQuotedEnd when next == (byte)';' => State.ExtensionNameStart,
+
+            // A name is a token, after optional BWS.
+            State.ExtensionNameStart when whitespace => _state,
+            State.ExtensionNameStart when token => State.ExtensionName,
+            State.ExtensionName when token => _state,
+            State.ExtensionName when whitespace => State.ExtensionAfterName,
+            State.ExtensionAfterName when whitespace => _state,
+            State.ExtensionName or State.ExtensionAfterName when next == (byte)'=' => State.ExtensionValueStart,
+
+            // A value is a token or a quoted-string, after optional BWS.
+            State.ExtensionValueStart when whitespace => _state,
+            State.ExtensionValueStart when token => State.ExtensionTokenValue,
+            State.ExtensionValueStart when next == (byte)'"' => State.ExtensionQuotedValue,
+            State.ExtensionTokenValue when token => _state,
+            State.ExtensionQuotedValue when next == (byte)'"' => State.ExtensionQuotedEnd,
+            State.ExtensionQuotedValue when next == (byte)'\\' => State.ExtensionQuotedPair,
+            State.ExtensionQuotedValue when IsQuotedText(next) => _state,
+            State.ExtensionQuotedPair when HttpCharacters.IsFieldValueChar(next) => State.ExtensionQuotedValue,
+            State.ExtensionTokenValue or State.ExtensionQuotedEnd or State.ExtensionAfterValue when whitespace => State.ExtensionAfterValue,
+
+            // The line ends right after a name or a value, never after BWS.
+            State.ExtensionName or State.ExtensionTokenValue or State.ExtensionQuotedEnd when next == (byte)'\r' => State.ChunkSizeLineFeed,
+            _ => State.ChunkSizeStart,
+        };
+
+        // ChunkSizeStart never follows an extension byte: here it means no valid continuation.
+        if (following == State.ChunkSizeStart)
+        {
+            BadHttpRequestException.Throw(RequestRejectionReason.InvalidChunkExtension);
+        }
+
+        _state = following;
+        if (following != State.ChunkSizeLineFeed)
+        {
+            CountExtensionByte(limits);
+        }
+    }
+
+    /// <summary>qdtext (RFC 9110 section 5.6.4): HTAB, SP, VCHAR except DQUOTE and backslash, obs-text.</summary>
+    private static bool IsQuotedText(byte value) => HttpCharacters.IsFieldValueChar(value) && value != (byte)'"' && value != (byte)'\\';
 
     private void CountExtensionByte(HttpLimits limits)
     {
@@ -249,6 +308,25 @@ public struct ChunkedDecoder
         _totalSize += _chunkSize;
         _chunkRemaining = _chunkSize;
         _state = State.Data;
+    }
+
+    /// <summary>Refuses a field that must not be a trailer before the handler sees it (RFC 9110 section 6.5.1).</summary>
+    private struct TrailerGuard<TTrailers>(TTrailers inner) : IHttpHeadersHandler
+        where TTrailers : struct, IHttpHeadersHandler
+    {
+        public TTrailers Inner = inner;
+
+        public bool OnHeader(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
+        {
+            if (TrailerFields.IsForbidden(name))
+            {
+                BadHttpRequestException.Throw(RequestRejectionReason.ForbiddenTrailerField);
+            }
+
+            return Inner.OnHeader(name, value);
+        }
+
+        public void OnHeadersComplete() => Inner.OnHeadersComplete();
     }
 
     /// <summary>Accepts every trailer field and forgets it.</summary>
