@@ -19,7 +19,7 @@ public static class Emitter
             Render("KnownVersions.g.cs", TemplateRenderer.KnownVersions, CreateVersionsView(plan, file)),
             Render("RequestHeaders.g.cs", TemplateRenderer.RequestHeaders, CreateHeadersView(plan.Request, file, "Request headers of one HTTP/1.1 request: a field per known header, a bit set of the present ones, unknown headers in a dictionary created on first use.")),
             Render("ResponseHeaders.g.cs", TemplateRenderer.ResponseHeaders, CreateHeadersView(plan.Response, file, "Response headers of one HTTP/1.1 response, written by CopyTo from precomputed name bytes.")),
-            Render("HeaderHelpers.g.cs", TemplateRenderer.HeaderHelpers, new { File = file }),
+            Render("HeaderHelpers.g.cs", TemplateRenderer.HeaderHelpers, new { File = file, TokenChars = CSharpText.StringLiteral(Falconet.Text.HttpTokenChars.All) }),
         };
     }
 

@@ -14,9 +14,8 @@ namespace Falconet.Http;
 /// </remarks>
 public static partial class Http1Parser
 {
-    // Longest method token accepted, in bytes; a longer one answers 501 (RFC 9112 section 3: a method longer than any
-    // the server implements). The longest registered method, UPDATEREDIRECTREF, has 17.
-    internal const int MaxMethodLength = 32;
+    // Longest method token accepted, in bytes: the one definition the generator shares (see HttpTokenChars).
+    internal const int MaxMethodLength = HttpTokenChars.MaxMethodLength;
 
     // Lines that cross segments and fit here are copied to the stack; longer ones to a pooled array.
     private const int StackCopySize = 512;
