@@ -51,13 +51,8 @@ public static partial class Http1Parser
         int allowed = limits.MaxRequestHeadersSize - state.Bytes;
         if (!TryFindLine(ref reader, allowed, out int length))
         {
-            // The end of the section is CRLF; a CR followed by anything else is rejected without waiting for a LF.
-            if (reader.TryPeek(out byte first) && first == (byte)'\r' && reader.TryPeek(1, out byte second) && second != (byte)'\n')
-            {
-                BadHttpRequestException.Throw(RequestRejectionReason.HeaderBareCarriageReturn);
-            }
-
-            // The bytes received so far may already be an error; it is found here as it would be in one segment.
+            // The bytes received so far, within the limit, may already be an error (a CR followed by anything but LF, a bad
+            // name or value byte); it is found here as it would be in one segment. A byte past the limit never decides.
             long window = Math.Min(reader.Remaining, allowed);
             if (window > 0)
             {

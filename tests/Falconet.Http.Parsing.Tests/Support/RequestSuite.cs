@@ -221,6 +221,8 @@ internal static class RequestSuite
             ["header line over the limit with a control byte past it"] = ("GET / HTTP/1.1\r\nX-Big: " + new string('v', 1100) + "\u0001\r\n\r\n", RequestRejectionReason.HeadersTooLarge),
             ["control byte in a header line without its end"] = ("GET / HTTP/1.1\r\nX-A: " + new string('v', 20) + "\u0001" + new string('v', 20), RequestRejectionReason.InvalidHeaderValueCharacter),
             ["non-token byte in a header name without its end"] = ("GET / HTTP/1.1\r\nX-" + new string('n', 20) + "(" + new string('n', 20), RequestRejectionReason.InvalidHeaderNameCharacter),
+            ["bare CR at the last byte the header section allows"] = ("GET / HTTP/1.1\r\nX-Fill: " + new string('v', 1013) + "\r\n\rX", RequestRejectionReason.HeadersTooLarge),
+            ["bare CR just within the header section limit"] = ("GET / HTTP/1.1\r\nX-Fill: " + new string('v', 1012) + "\r\n\rX", RequestRejectionReason.HeaderBareCarriageReturn),
             ["header section over the limit without its end"] = ("GET / HTTP/1.1\r\nX-Big: " + new string('v', 1100), RequestRejectionReason.HeadersTooLarge),
 
             // Framing (RFC 9112 section 6) and request smuggling.
