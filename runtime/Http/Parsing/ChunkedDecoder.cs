@@ -1,5 +1,6 @@
 using System;
 using System.Buffers;
+using System.Runtime.CompilerServices;
 using Falconet.Text;
 
 namespace Falconet.Http;
@@ -94,18 +95,7 @@ public struct ChunkedDecoder
                     break;
 
                 case State.Trailers:
-                    var guard = new TrailerGuard<TTrailers>(trailers);
-                    bool trailersComplete;
-                    try
-                    {
-                        trailersComplete = Http1Parser.TryParseHeaders(ref guard, ref input, limits, ref _trailers);
-                    }
-                    finally
-                    {
-                        trailers = guard.Inner;
-                    }
-
-                    if (!trailersComplete)
+                    if (!TryParseTrailers(ref trailers, ref input, limits))
                     {
                         completed = false;
                         return written;
@@ -128,6 +118,23 @@ public struct ChunkedDecoder
                     Step(next, limits);
                     break;
             }
+        }
+    }
+
+    /// <summary>Parses trailer fields like header fields, refusing those that must not be trailers; true once the section ended.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private bool TryParseTrailers<TTrailers>(ref TTrailers trailers, ref SequenceReader<byte> input, HttpLimits limits)
+        where TTrailers : struct, IHttpHeadersHandler
+    {
+        var guard = new TrailerGuard<TTrailers>(trailers);
+        try
+        {
+            return Http1Parser.TryParseHeaders(ref guard, ref input, limits, ref _trailers);
+        }
+        finally
+        {
+            // The handler is a struct: what it recorded travels back to the caller's copy.
+            trailers = guard.Inner;
         }
     }
 
