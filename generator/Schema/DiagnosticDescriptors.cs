@@ -32,7 +32,7 @@ internal static class DiagnosticDescriptors
         "Remove headers from the collection; Content-Length is not counted because it is kept outside the bit set.");
 
     public static readonly DiagnosticDescriptor MethodTooLong = Create(
-        "FALC007", "Method cannot be encoded", "Method '{0}' has {1} characters; the matcher encodes methods of at most {2}",
+        "FALC007", "Method too long", "Method '{0}' has {1} characters; the server accepts methods of at most {2}",
         "Shorten the method name or leave it out of the schema; it is then reported as a custom method.");
 
     public static readonly DiagnosticDescriptor BadVersion = Create(

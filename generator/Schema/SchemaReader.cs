@@ -8,8 +8,8 @@ namespace Falconet.Generator.Schema;
 /// <summary>Reads one schema file with <see cref="Utf8JsonReader"/>, keeping a location for every entry and problem.</summary>
 internal static class SchemaReader
 {
-    /// <summary>The longest method the generated matcher encodes (characters, without the space after it).</summary>
-    public const int MaxMethodLength = 20;
+    /// <summary>The longest method a schema may name (characters, without the space after it): the parser's own limit, so it accepts every method the matcher knows.</summary>
+    public const int MaxMethodLength = Falconet.Text.HttpTokenChars.MaxMethodLength;
 
     private static readonly JsonReaderOptions s_options = new()
     {

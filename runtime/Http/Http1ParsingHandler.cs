@@ -31,5 +31,5 @@ internal readonly struct Http1ParsingHandler<THeaderSet> : IHttpRequestLineHandl
         => _headers.TryAppendMatched(THeaderSet.IndexOfRequestHeader(name), name, value);
 
     // Thrown here, a rejection reaches the connection like a parse error: answered with its status, then the connection closes.
-    public void OnHeadersComplete() => RequestHeaderChecks.Check(_headers, _request.Version, ref _request.ValidatedHost);
+    public void OnHeadersComplete() => RequestHeaderChecks.Check(_headers, _request.Version, _request.TargetForm, ref _request.ValidatedHost);
 }

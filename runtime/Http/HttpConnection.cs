@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Net;
 using System.Threading;
 using System.Threading.Tasks;
+using Falconet.Server;
 using Falconet.Transport;
 
 namespace Falconet.Http;
@@ -42,7 +43,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     private bool _headDeadlineArmed;
     private volatile bool _abortRequested;
     private bool _lingerOnClose;
-    private long _emptyLineBytes;
+    private int _emptyLineBytes;
     private volatile bool _waitingForRequest;
     private long _deadline = HttpConnectionSettings.NoDeadline;
 
@@ -205,7 +206,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             }
             catch (BadHttpRequestException exception)
             {
-                HttpLog.BadRequest(_settings.Logger, Id, exception.StatusCode, exception.Message);
+                ReportRejection(exception);
                 _response.Reset(isHead: false, http10: false, keepAlive: false);
                 _response.TryWriteEmptyResponse(exception.StatusCode, keepAlive: false);
                 await _output.FlushAsync().ConfigureAwait(false);
@@ -262,6 +263,11 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                         // Send the response before waiting for body bytes that nobody will read.
                         await _output.FlushAsync().ConfigureAwait(false);
                         keepAlive = await _body.DrainAsync(_settings.MaxRequestBodyDrainSize, CancellationToken.None).ConfigureAwait(false);
+                        if (_body.Fault is { } fault)
+                        {
+                            // The body the application left unread was malformed: the connection closes for it.
+                            ReportRejection(fault);
+                        }
                     }
                 }
 
@@ -379,14 +385,9 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     /// </summary>
     private void ConsumeLoneEmptyLines(ReadOnlySequence<byte> input, HttpLimits limits)
     {
-        if (Http1Parser.IsOnlyEmptyLines(input, limits, out int length))
+        if (Http1Parser.IsOnlyEmptyLines(input, limits, _emptyLineBytes, out int length))
         {
             _emptyLineBytes += length;
-            if (_emptyLineBytes >= limits.MaxRequestLineSize)
-            {
-                BadHttpRequestException.Throw("Too many empty lines before the request line.");
-            }
-
             _input.Consume(input.End);
         }
     }
@@ -404,7 +405,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         HttpLimits limits = _settings.Limits;
         if (_phase == ParsePhase.RequestLine)
         {
-            if (!headerSet.TryParseRequestLine(_request, ref reader, limits))
+            if (!headerSet.TryParseRequestLine(_request, ref reader, limits, _emptyLineBytes))
             {
                 // Only an incomplete line gets here, never a complete request: the check costs the hot path nothing.
                 ConsumeLoneEmptyLines(reader.Sequence, limits);
@@ -448,11 +449,18 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         long contentLength;
         try
         {
+            if (_request.Method == KnownMethod.Connect && !_settings.AllowConnect)
+            {
+                // RFC 9110 section 9.3.6: CONNECT asks for a tunnel, which this server does not make for any target.
+                // 501 says exactly that (section 15.6.2); a 405 would need an Allow list only the application knows.
+                BadHttpRequestException.Throw(RequestRejectionReason.ConnectNotSupported);
+            }
+
             bodyKind = RequestFraming.Determine(_requestHeaders, version, _settings.Limits, out contentLength);
         }
         catch (BadHttpRequestException exception)
         {
-            HttpLog.BadRequest(_settings.Logger, Id, exception.StatusCode, exception.Message);
+            ReportRejection(exception);
             _response.Reset(isHead, http10, keepAlive: false);
             _response.TryWriteEmptyResponse(exception.StatusCode, keepAlive: false);
             return false;
@@ -512,7 +520,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             // A bad request body found after the response started is the client's fault, not the application's.
             if (badRequest is not null)
             {
-                HttpLog.BadRequest(_settings.Logger, Id, badRequest.StatusCode, badRequest.Message);
+                ReportRejection(badRequest);
             }
             else
             {
@@ -527,7 +535,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         bool keepAlive;
         if (badRequest is not null)
         {
-            HttpLog.BadRequest(_settings.Logger, Id, badRequest.StatusCode, badRequest.Message);
+            ReportRejection(badRequest);
             statusCode = badRequest.StatusCode;
             keepAlive = false;
         }
@@ -540,6 +548,14 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         }
 
         return _response.TryWriteEmptyResponse(statusCode, keepAlive);
+    }
+
+    /// <summary>Logs a refused request with its reason and counts it in <see cref="ServerMetrics.RejectedRequests"/>.</summary>
+    private void ReportRejection(BadHttpRequestException rejection)
+    {
+        string reason = RequestRejections.GetName(rejection.Reason);
+        HttpLog.BadRequest(_settings.Logger, Id, reason, rejection.StatusCode, rejection.Message);
+        ServerMetrics.Count(ServerMetrics.RejectedRequests, reason);
     }
 
     private bool WantsKeepAlive(bool http10)

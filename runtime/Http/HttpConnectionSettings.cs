@@ -61,6 +61,8 @@ internal sealed class HttpConnectionSettings
 
     /// <summary>The header set every connection parses into and hands the application.</summary>
     public HeaderSetBinding HeaderSet { get; init; } = HeaderSetBinding.BuiltIn;
+    /// <summary>Whether CONNECT reaches the application; otherwise the server answers it with 501.</summary>
+    public bool AllowConnect { get; init; }
 
     /// <summary><see cref="LingerTime"/> in timestamp ticks.</summary>
     public long LingerTimeout { get; }

@@ -6,8 +6,9 @@ namespace Falconet.Http;
 /// <summary>The log messages of the HTTP layer (source-generated, no formatting unless the level is enabled).</summary>
 internal static partial class HttpLog
 {
-    [LoggerMessage(EventId = 1, Level = LogLevel.Debug, Message = "Connection {ConnectionId}: bad request, responding {StatusCode}: {Reason}")]
-    public static partial void BadRequest(ILogger logger, long connectionId, int statusCode, string reason);
+    // Reason is the stable snake_case name of RequestRejections, the same as the metric tag, so logs and metrics join.
+    [LoggerMessage(EventId = 1, Level = LogLevel.Debug, Message = "Connection {ConnectionId}: bad request ({Reason}), responding {StatusCode}: {Detail}")]
+    public static partial void BadRequest(ILogger logger, long connectionId, string reason, int statusCode, string detail);
 
     [LoggerMessage(EventId = 2, Level = LogLevel.Error, Message = "Connection {ConnectionId}: the application failed while handling a request")]
     public static partial void ApplicationError(ILogger logger, long connectionId, Exception exception);

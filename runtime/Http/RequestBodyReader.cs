@@ -140,8 +140,7 @@ public sealed class RequestBodyReader
     private BadHttpRequestException Truncate(Exception? innerException)
     {
         Truncated = true;
-        const string Message = "Unexpected end of request body.";
-        Fault = innerException is null ? new BadHttpRequestException(Message) : new BadHttpRequestException(Message, innerException);
+        Fault = new BadHttpRequestException(RequestRejectionReason.UnexpectedEndOfBody, innerException);
         return Fault;
     }
 

@@ -121,6 +121,7 @@ public class FalconetServer : IAsyncDisposable
         {
             AllowSynchronousWrites = options.AllowSynchronousWrites,
             HeaderSet = _headerSet,
+            AllowConnect = options.AllowConnect,
         };
         DateHeaderValues.Acquire();
         try

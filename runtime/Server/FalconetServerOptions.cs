@@ -86,6 +86,13 @@ public sealed class FalconetServerOptions
     /// </summary>
     public TimeSpan RequestHeadersTimeout { get; set; } = TimeSpan.FromSeconds(30);
 
+    /// <summary>
+    /// Whether CONNECT requests reach the application (default false). Falconet does not tunnel, so by default the
+    /// server answers CONNECT itself with 501 Not Implemented and closes; set it only in an application that handles
+    /// CONNECT (an authority-form target, <see cref="HttpRequest.Host"/>) and takes over the connection itself.
+    /// </summary>
+    public bool AllowConnect { get; set; }
+
     /// <summary>Where the server logs (default: nowhere).</summary>
     public ILoggerFactory? LoggerFactory { get; set; }
 
@@ -142,6 +149,7 @@ public sealed class FalconetServerOptions
             MaxRequestBodyDrainSize = MaxRequestBodyDrainSize,
             Scheduling = Scheduling,
             AllowSynchronousWrites = AllowSynchronousWrites,
+            AllowConnect = AllowConnect,
             IoThreadCount = IoThreadCount,
             ShutdownTimeout = ShutdownTimeout,
             KeepAliveTimeout = KeepAliveTimeout,

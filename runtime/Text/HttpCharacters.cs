@@ -6,8 +6,10 @@ namespace Falconet.Text;
 /// <summary>Byte classes of HTTP/1.1 syntax (RFC 9110 tchar, field-value bytes, hex digits) with scalar lookups.</summary>
 public static class HttpCharacters
 {
+    private static readonly byte[] s_tokenChars = System.Text.Encoding.ASCII.GetBytes(HttpTokenChars.All);
+
     /// <summary>The RFC 9110 section 5.6.2 tchar set: every byte allowed in a token (method, field-name, coding).</summary>
-    public static ReadOnlySpan<byte> TokenChars => "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"u8;
+    public static ReadOnlySpan<byte> TokenChars => s_tokenChars;
 
     private const byte TokenFlag = 1;
     private const byte FieldValueFlag = 2;

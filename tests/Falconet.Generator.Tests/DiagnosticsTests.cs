@@ -100,11 +100,11 @@ public sealed class DiagnosticsTests
     }
 
     [Fact]
-    public void Method_longer_than_the_matcher_encodes_is_FALC007()
+    public void Method_longer_than_the_parser_accepts_is_FALC007()
     {
         Single("""
             {
-              "methods": ["ABCDEFGHIJKLMNOPQRSTU"]
+              "methods": ["ABCDEFGHIJKLMNOPQRSTUVWXYZ-ABCDEFG"]
             }
             """).ShouldBe(("FALC007", 2, 15));
     }

@@ -112,14 +112,14 @@ public sealed class ChunkedDecoderTests
     {
         var limits = new HttpLimits { MaxRequestBodySize = 10 };
 
-        Assert.Equal(-1, Status("4\r\nabcd\r\n6\r\nefghij\r\n0\r\n\r\n", limits));
-        Assert.Equal(413, Status("4\r\nabcd\r\n7\r\nefghijk\r\n0\r\n\r\n", limits));
+        Assert.Equal("completed", Outcome("4\r\nabcd\r\n6\r\nefghij\r\n0\r\n\r\n", limits));
+        Assert.Equal(nameof(RequestRejectionReason.BodyTooLarge), Outcome("4\r\nabcd\r\n7\r\nefghijk\r\n0\r\n\r\n", limits));
     }
 
     [Fact]
     public void Decode_answers_413_before_reading_the_data_of_an_oversized_chunk()
     {
-        Assert.Equal(413, Status("7FFFFFFFFFFFFFFF\r\n", HttpLimits.Default));
+        Assert.Equal(nameof(RequestRejectionReason.BodyTooLarge), Outcome("7FFFFFFFFFFFFFFF\r\n", HttpLimits.Default));
     }
 
     [Fact]
@@ -127,19 +127,19 @@ public sealed class ChunkedDecoderTests
     {
         var limits = new HttpLimits { MaxChunkExtensionSize = 8 };
 
-        Assert.Equal(-1, Status("1;abcdefg\r\nx\r\n0\r\n\r\n", limits));
-        Assert.Equal(400, Status("1;abcdefgh\r\nx\r\n0\r\n\r\n", limits));
+        Assert.Equal("completed", Outcome("1;abcdefg\r\nx\r\n0\r\n\r\n", limits));
+        Assert.Equal(nameof(RequestRejectionReason.ChunkExtensionTooLong), Outcome("1;abcdefgh\r\nx\r\n0\r\n\r\n", limits));
     }
 
     [Fact]
     public void Decode_answers_413_for_the_largest_chunk_size_and_400_past_it()
     {
-        Assert.Equal(413, Status("7fffffffffffffff\r\n", HttpLimits.Default));
-        Assert.Equal(400, Status("8000000000000000\r\n", HttpLimits.Default));
+        Assert.Equal(nameof(RequestRejectionReason.BodyTooLarge), Outcome("7fffffffffffffff\r\n", HttpLimits.Default));
+        Assert.Equal(nameof(RequestRejectionReason.ChunkSizeOverflow), Outcome("8000000000000000\r\n", HttpLimits.Default));
     }
 
-    /// <summary>Decodes a whole chunked body; -1 when it completes, 0 when incomplete, else the status.</summary>
-    private static int Status(string encoded, HttpLimits limits)
+    /// <summary>Decodes a whole chunked body: "completed", "incomplete", or the reason it was refused for.</summary>
+    private static string Outcome(string encoded, HttpLimits limits)
     {
         var decoder = default(ChunkedDecoder);
         var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>(Encoding.ASCII.GetBytes(encoded)));
@@ -154,11 +154,11 @@ public sealed class ChunkedDecoderTests
             }
             while (!completed && written > 0);
 
-            return completed ? -1 : 0;
+            return completed ? "completed" : "incomplete";
         }
         catch (BadHttpRequestException e)
         {
-            return e.StatusCode;
+            return e.Reason.ToString();
         }
     }
 }

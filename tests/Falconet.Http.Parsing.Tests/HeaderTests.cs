@@ -49,8 +49,8 @@ public sealed class HeaderTests
     {
         var limits = new HttpLimits { MaxRequestHeaderCount = 3 };
 
-        Assert.Equal(-1, Status(Headers(3), limits));
-        Assert.Equal(431, Status(Headers(4), limits));
+        Assert.Null(Outcome(Headers(3), limits));
+        Assert.Equal(RequestRejectionReason.TooManyHeaders, Outcome(Headers(4), limits));
     }
 
     [Fact]
@@ -58,8 +58,8 @@ public sealed class HeaderTests
     {
         byte[] section = Encoding.ASCII.GetBytes("Host: example\r\nX-A: 1\r\n\r\n");
 
-        Assert.Equal(-1, Status(section, new HttpLimits { MaxRequestHeadersSize = section.Length }));
-        Assert.Equal(431, Status(section, new HttpLimits { MaxRequestHeadersSize = section.Length - 1 }));
+        Assert.Null(Outcome(section, new HttpLimits { MaxRequestHeadersSize = section.Length }));
+        Assert.Equal(RequestRejectionReason.HeadersTooLarge, Outcome(section, new HttpLimits { MaxRequestHeadersSize = section.Length - 1 }));
     }
 
     [Fact]
@@ -73,26 +73,26 @@ public sealed class HeaderTests
         var below = new SequenceReader<byte>(new ReadOnlySequence<byte>(unfinished.AsMemory(0, 99)));
         Assert.False(Http1Parser.TryParseHeaders(ref handler, ref below, limits, ref state));
 
-        Assert.Equal(431, Status(unfinished, limits));
+        Assert.Equal(RequestRejectionReason.HeadersTooLarge, Outcome(unfinished, limits));
     }
 
     [Fact]
-    public void TryParseHeaders_answers_400_when_the_handler_refuses_a_value()
+    public void TryParseHeaders_rejects_a_value_the_handler_refuses()
     {
         var handler = new RefusingHandler();
         var state = default(HeaderParseState);
         var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>("Host: a\r\nX-Bad: b\r\n\r\n"u8.ToArray()));
-        int status = 0;
+        RequestRejectionReason? reason = null;
         try
         {
             Http1Parser.TryParseHeaders(ref handler, ref reader, HttpLimits.Default, ref state);
         }
         catch (BadHttpRequestException e)
         {
-            status = e.StatusCode;
+            reason = e.Reason;
         }
 
-        Assert.Equal(400, status);
+        Assert.Equal(RequestRejectionReason.InvalidHeaderValue, reason);
         Assert.Equal(1, handler.Accepted);
         Assert.Equal(9, reader.Consumed);
     }
@@ -114,19 +114,20 @@ public sealed class HeaderTests
     private static byte[] Headers(int count) =>
         Encoding.ASCII.GetBytes(string.Concat(Enumerable.Range(0, count).Select(i => $"X-{i}: v\r\n")) + "\r\n");
 
-    /// <summary>Parses a whole header section; -1 when accepted, else the status.</summary>
-    private static int Status(byte[] section, HttpLimits limits)
+    /// <summary>Parses a whole header section; null when accepted, else the reason it was refused for.</summary>
+    private static RequestRejectionReason? Outcome(byte[] section, HttpLimits limits)
     {
         var handler = new RecordingHandler(new RequestRecord());
         var state = default(HeaderParseState);
         var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>(section));
         try
         {
-            return Http1Parser.TryParseHeaders(ref handler, ref reader, limits, ref state) ? -1 : 0;
+            Assert.True(Http1Parser.TryParseHeaders(ref handler, ref reader, limits, ref state), "The section is complete.");
+            return null;
         }
         catch (BadHttpRequestException e)
         {
-            return e.StatusCode;
+            return e.Reason;
         }
     }
 

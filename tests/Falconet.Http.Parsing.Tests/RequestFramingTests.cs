@@ -27,7 +27,7 @@ public sealed class RequestFramingTests
         var limits = new HttpLimits { MaxRequestBodySize = 100 };
 
         Assert.Equal(RequestBodyKind.ContentLength, RequestFraming.Determine(Headers(("Content-Length", "100")), KnownVersion.Http11, limits, out _));
-        Assert.Equal(413, Status(Headers(("Content-Length", "101")), KnownVersion.Http11, limits));
+        Assert.Equal(RequestRejectionReason.BodyTooLarge, Reason(Headers(("Content-Length", "101")), KnownVersion.Http11, limits));
     }
 
     [Fact]
@@ -40,17 +40,17 @@ public sealed class RequestFramingTests
     }
 
     [Theory]
-    [InlineData("chunked, chunked", 400)]
-    [InlineData("chunked , identity", 400)]
-    [InlineData("identity", 400)]
-    [InlineData("chunked;ext=1", 400)]
-    [InlineData("gzip;level=1, chunked", 501)]
-    [InlineData("deflate,chunked", 501)]
-    [InlineData("x y, chunked", 400)]
-    [InlineData("\"chunked\"", 400)]
-    public void Determine_rejects_transfer_codings_it_cannot_frame(string codings, int status)
+    [InlineData("chunked, chunked", RequestRejectionReason.ChunkedTwiceOrWithParameters)]
+    [InlineData("chunked , identity", RequestRejectionReason.ChunkedNotFinal)]
+    [InlineData("identity", RequestRejectionReason.ChunkedNotFinal)]
+    [InlineData("chunked;ext=1", RequestRejectionReason.ChunkedTwiceOrWithParameters)]
+    [InlineData("gzip;level=1, chunked", RequestRejectionReason.UnsupportedTransferCoding)]
+    [InlineData("deflate,chunked", RequestRejectionReason.UnsupportedTransferCoding)]
+    [InlineData("x y, chunked", RequestRejectionReason.InvalidTransferCoding)]
+    [InlineData("\"chunked\"", RequestRejectionReason.InvalidTransferCoding)]
+    public void Determine_rejects_transfer_codings_it_cannot_frame(string codings, RequestRejectionReason reason)
     {
-        Assert.Equal(status, Status(Headers(("Transfer-Encoding", codings)), KnownVersion.Http11, HttpLimits.Default));
+        Assert.Equal(reason, Reason(Headers(("Transfer-Encoding", codings)), KnownVersion.Http11, HttpLimits.Default));
     }
 
     [Fact]
@@ -58,13 +58,13 @@ public sealed class RequestFramingTests
     {
         RequestHeaders headers = Headers(("Transfer-Encoding", "chunked"), ("Content-Length", "0"));
 
-        Assert.Equal(400, Status(headers, KnownVersion.Http11, HttpLimits.Default));
+        Assert.Equal(RequestRejectionReason.TransferEncodingWithContentLength, Reason(headers, KnownVersion.Http11, HttpLimits.Default));
     }
 
     [Fact]
     public void Determine_rejects_Transfer_Encoding_on_HTTP_1_0()
     {
-        Assert.Equal(400, Status(Headers(("Transfer-Encoding", "chunked")), KnownVersion.Http10, HttpLimits.Default));
+        Assert.Equal(RequestRejectionReason.TransferEncodingOnHttp10, Reason(Headers(("Transfer-Encoding", "chunked")), KnownVersion.Http10, HttpLimits.Default));
     }
 
     private static RequestHeaders Headers(params (string Name, string Value)[] fields)
@@ -78,9 +78,6 @@ public sealed class RequestFramingTests
         return headers;
     }
 
-    private static int Status(RequestHeaders headers, KnownVersion version, HttpLimits limits)
-    {
-        var error = Assert.Throws<BadHttpRequestException>(() => RequestFraming.Determine(headers, version, limits, out _));
-        return error.StatusCode;
-    }
+    private static RequestRejectionReason Reason(RequestHeaders headers, KnownVersion version, HttpLimits limits)
+        => Assert.Throws<BadHttpRequestException>(() => RequestFraming.Determine(headers, version, limits, out _)).Reason;
 }

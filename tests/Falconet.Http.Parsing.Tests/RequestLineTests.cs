@@ -49,7 +49,7 @@ public sealed class RequestLineTests
         var limits = new HttpLimits { MaxRequestLineSize = 64 };
         string line = "GET /" + new string('a', 64 - 15) + " HTTP/1.1\r\n";
 
-        Assert.EndsWith("rejected 414", RequestDriver.RunWhole(Encoding.ASCII.GetBytes(line + "\r\n"), limits), StringComparison.Ordinal);
+        Assert.EndsWith("rejected 414 RequestLineTooLong", RequestDriver.RunWhole(Encoding.ASCII.GetBytes(line + "\r\n"), limits), StringComparison.Ordinal);
     }
 
     [Fact]
@@ -65,6 +65,7 @@ public sealed class RequestLineTests
 
         byte[] full = [.. partial, (byte)'a'];
         var error = Assert.Throws<BadHttpRequestException>(() => Parse(Segments.Chain(Segments.SplitAt(full, 10)), limits));
+        Assert.Equal(RequestRejectionReason.RequestLineTooLong, error.Reason);
         Assert.Equal(414, error.StatusCode);
     }
 
@@ -88,41 +89,43 @@ public sealed class RequestLineTests
         var error = Assert.Throws<BadHttpRequestException>(
             () => Parse(new ReadOnlySequence<byte>("GET / HTTP/2.0\r\n"u8.ToArray()), HttpLimits.Default));
 
+        Assert.Equal(RequestRejectionReason.UnsupportedVersion, error.Reason);
         Assert.Equal(505, error.StatusCode);
         Assert.Equal("HTTP version not supported.", error.Message);
     }
 
-    public static TheoryData<string, byte[], int> ImpossibleStarts => new()
+    public static TheoryData<string, byte[], RequestRejectionReason> ImpossibleStarts => new()
     {
-        { "TLS ClientHello", [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03, 0x5A, 0x1E], 400 },
-        { "TLS record header only", [0x16], 400 },
-        { "NUL first", [0x00, 0x47, 0x45, 0x54], 400 },
-        { "space first", " GET / HTTP/1.1"u8.ToArray(), 400 },
-        { "non-token byte in the method", "G(T / HT"u8.ToArray(), 400 },
-        { "HTAB after the method", "GET\t/"u8.ToArray(), 400 },
-        { "CR after the method", "GET\r"u8.ToArray(), 400 },
-        { "method longer than any implemented", "ABCDEFGHIJKLMNOPQRSTUVWXYZ-ABCDEF"u8.ToArray(), 501 },
-        { "two spaces after the method", "GET  /"u8.ToArray(), 400 },
-        { "control byte in the target", "GET /a\u0001"u8.ToArray(), 400 },
-        { "non-ASCII byte in the target", [.. "GET /caf"u8, 0xE9], 400 },
-        { "version not starting with HTTP/", "GET / HTTX"u8.ToArray(), 400 },
-        { "lower-case version", "GET / http/1.1"u8.ToArray(), 400 },
-        { "letter as the minor version", "GET / HTTP/1.x"u8.ToArray(), 400 },
-        { "byte after the version", "GET / HTTP/1.1 "u8.ToArray(), 400 },
-        { "bare CR after the version", "GET / HTTP/1.1\rX"u8.ToArray(), 400 },
-        { "bare CR after empty lines", "\r\n\rG"u8.ToArray(), 400 },
+        { "TLS ClientHello", [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03, 0x5A, 0x1E], RequestRejectionReason.InvalidMethod },
+        { "TLS record header only", [0x16], RequestRejectionReason.InvalidMethod },
+        { "NUL first", [0x00, 0x47, 0x45, 0x54], RequestRejectionReason.InvalidMethod },
+        { "space first", " GET / HTTP/1.1"u8.ToArray(), RequestRejectionReason.InvalidMethod },
+        { "non-token byte in the method", "G(T / HT"u8.ToArray(), RequestRejectionReason.InvalidMethod },
+        { "HTAB after the method", "GET\t/"u8.ToArray(), RequestRejectionReason.InvalidMethod },
+        { "CR after the method", "GET\r"u8.ToArray(), RequestRejectionReason.InvalidMethod },
+        { "method longer than any implemented", "ABCDEFGHIJKLMNOPQRSTUVWXYZ-ABCDEF"u8.ToArray(), RequestRejectionReason.MethodTooLong },
+        { "two spaces after the method", "GET  /"u8.ToArray(), RequestRejectionReason.ExtraSpaceBeforeTarget },
+        { "control byte in the target", "GET /a\u0001"u8.ToArray(), RequestRejectionReason.InvalidTargetCharacter },
+        { "non-ASCII byte in the target", [.. "GET /caf"u8, 0xE9], RequestRejectionReason.InvalidTargetCharacter },
+        { "CR and more after the target", "GET /a\rX"u8.ToArray(), RequestRejectionReason.InvalidTargetCharacter },
+        { "version not starting with HTTP/", "GET / HTTX"u8.ToArray(), RequestRejectionReason.InvalidVersion },
+        { "lower-case version", "GET / http/1.1"u8.ToArray(), RequestRejectionReason.InvalidVersion },
+        { "letter as the minor version", "GET / HTTP/1.x"u8.ToArray(), RequestRejectionReason.InvalidVersion },
+        { "byte after the version", "GET / HTTP/1.1 "u8.ToArray(), RequestRejectionReason.InvalidVersion },
+        { "bare CR after the version", "GET / HTTP/1.1\rX"u8.ToArray(), RequestRejectionReason.InvalidVersion },
+        { "bare CR after empty lines", "\r\n\rG"u8.ToArray(), RequestRejectionReason.BareCarriageReturnBeforeRequestLine },
     };
 
     [Theory]
     [MemberData(nameof(ImpossibleStarts))]
-    public void Incomplete_line_that_can_never_be_a_request_line_is_rejected_before_its_LF(string name, byte[] received, int status)
+    public void Incomplete_line_that_can_never_be_a_request_line_is_rejected_before_its_LF(string name, byte[] received, RequestRejectionReason reason)
     {
         var whole = Assert.Throws<BadHttpRequestException>(() => Parse(new ReadOnlySequence<byte>(received), HttpLimits.Default));
-        Assert.True(status == whole.StatusCode, name);
+        Assert.True(reason == whole.Reason, name);
 
         // The same when the bytes sit in many segments, as when they arrived in pieces.
         var split = Assert.Throws<BadHttpRequestException>(() => Parse(Segments.Chain(Segments.OneByteEach(received)), HttpLimits.Default));
-        Assert.Equal(status, split.StatusCode);
+        Assert.Equal(reason, split.Reason);
     }
 
     [Fact]
@@ -174,7 +177,7 @@ public sealed class RequestLineTests
 
         byte[] oneMore = [.. emptyLines, (byte)'\n'];
         var error = Assert.Throws<BadHttpRequestException>(() => Parse(new ReadOnlySequence<byte>(oneMore), limits));
-        Assert.Equal(400, error.StatusCode);
+        Assert.Equal(RequestRejectionReason.TooManyEmptyLines, error.Reason);
     }
 
     [Theory]

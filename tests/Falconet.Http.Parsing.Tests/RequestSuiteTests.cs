@@ -26,13 +26,13 @@ public sealed class RequestSuiteTests
 
     [Theory]
     [MemberData(nameof(InvalidNames))]
-    public void Invalid_request_is_rejected_with_its_status(string name)
+    public void Invalid_request_is_rejected_with_its_reason_and_the_status_of_that_reason(string name)
     {
-        (string request, int status) = RequestSuite.Invalid[name];
+        (string request, RequestRejectionReason reason) = RequestSuite.Invalid[name];
 
         string result = RequestDriver.RunWhole(RequestSuite.Bytes(request), RequestSuite.Limits);
 
-        Assert.EndsWith($"rejected {status}", result, StringComparison.Ordinal);
+        Assert.EndsWith($"rejected {RequestRejections.GetStatusCode(reason)} {reason}", result, StringComparison.Ordinal);
     }
 
     [Theory]
@@ -89,7 +89,7 @@ public sealed class RequestSuiteTests
     [Fact]
     public void Suite_holds_every_status_the_parser_answers()
     {
-        int[] statuses = [.. RequestSuite.Invalid.Values.Select(v => v.Status).Distinct().Order()];
+        int[] statuses = [.. RequestSuite.Invalid.Values.Select(v => RequestRejections.GetStatusCode(v.Reason)).Distinct().Order()];
 
         Assert.Equal([400, 413, 414, 431, 501, 505], statuses);
     }

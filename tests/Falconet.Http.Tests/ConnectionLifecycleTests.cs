@@ -137,7 +137,7 @@ public sealed class ConnectionLifecycleTests
         // Draining the unread body finds the receive still pending: the connection is aborted.
         (await client.IsClosedByServerAsync()).ShouldBeTrue();
         // The body ends before its Content-Length: the read reports a truncated request body.
-        await Should.ThrowAsync<BadHttpRequestException>(abandoned!.WaitAsync(TestTimeouts.Operation));
+        (await Should.ThrowAsync<BadHttpRequestException>(abandoned!.WaitAsync(TestTimeouts.Operation))).Reason.ShouldBe(RequestRejectionReason.UnexpectedEndOfBody);
 
         // When the kernel gave the block back, the connection still held it: it returns blocks only after that.
         Interlocked.Read(ref outstandingAtCompletion).ShouldBeGreaterThanOrEqualTo(1);

@@ -51,7 +51,7 @@ public class ExpectContinueTests : ServerTests
     [InlineData("POST / HTTP/1.1\r\nHost: test\r\nExpect: 100-continue\r\nExpect: 100-continue=1\r\nContent-Length: 5\r\n\r\n")]
     [InlineData("PUT / HTTP/1.1\r\nHost: test\r\nExpect: 200-ok\r\nTransfer-Encoding: chunked\r\n\r\n")]
     public Task Expectation_other_than_100_continue_is_answered_417_and_the_body_is_not_awaited(string request)
-        => AssertRejectedAsync(request, 417);
+        => AssertRejectedAsync(request, RequestRejectionReason.UnsupportedExpectation);
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Continue_expectation_is_matched_case_insensitively_and_empty_members_are_skipped()

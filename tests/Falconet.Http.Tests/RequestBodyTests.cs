@@ -119,6 +119,7 @@ public class RequestBodyTests : ServerTests
         client.Socket.Shutdown(SocketShutdown.Send);
 
         BadHttpRequestException error = (await failure.Task.WaitAsync(TestTimeouts.Operation)).ShouldBeOfType<BadHttpRequestException>();
+        error.Reason.ShouldBe(RequestRejectionReason.UnexpectedEndOfBody);
         error.StatusCode.ShouldBe(400);
         error.Message.ShouldBe("Unexpected end of request body.");
 
@@ -196,6 +197,7 @@ public class RequestBodyTests : ServerTests
         }
 
         BadHttpRequestException error = (await failure.Task.WaitAsync(TestTimeouts.Operation)).ShouldBeOfType<BadHttpRequestException>();
+        error.Reason.ShouldBe(RequestRejectionReason.UnexpectedEndOfBody);
         error.StatusCode.ShouldBe(400);
         logs.Contains(RecordingLoggerFactory.ApplicationError).ShouldBeFalse();
     }

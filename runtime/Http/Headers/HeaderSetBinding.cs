@@ -25,8 +25,11 @@ internal abstract class HeaderSetBinding
 
     public abstract HttpContext CreateContext(HttpConnection connection, HttpRequest request, HttpResponse response);
 
-    /// <summary><see cref="Http1Parser.TryParseRequestLine"/> into <paramref name="request"/>.</summary>
-    public abstract bool TryParseRequestLine(HttpRequest request, ref SequenceReader<byte> reader, HttpLimits limits);
+    /// <summary>
+    /// The parser's request line into <paramref name="request"/>; <paramref name="emptyLinesBefore"/> counts the
+    /// empty lines the connection already consumed before this line (they count toward the line limit).
+    /// </summary>
+    public abstract bool TryParseRequestLine(HttpRequest request, ref SequenceReader<byte> reader, HttpLimits limits, int emptyLinesBefore);
 
     /// <summary><see cref="Http1Parser.TryParseHeaders"/> into the headers of <paramref name="request"/>.</summary>
     public abstract bool TryParseHeaders(HttpRequest request, ref SequenceReader<byte> reader, HttpLimits limits, ref HeaderParseState state);
@@ -36,10 +39,10 @@ internal abstract class HeaderSetBinding
 internal abstract class HeaderSetBinding<THeaderSet> : HeaderSetBinding
     where THeaderSet : struct, IHeaderSet
 {
-    public sealed override bool TryParseRequestLine(HttpRequest request, ref SequenceReader<byte> reader, HttpLimits limits)
+    public sealed override bool TryParseRequestLine(HttpRequest request, ref SequenceReader<byte> reader, HttpLimits limits, int emptyLinesBefore)
     {
         var handler = new Http1ParsingHandler<THeaderSet>(request, request.Headers);
-        return Http1Parser.TryParseRequestLine(ref handler, ref reader, limits);
+        return Http1Parser.TryParseRequestLine(ref handler, ref reader, limits, emptyLinesBefore);
     }
 
     public sealed override bool TryParseHeaders(HttpRequest request, ref SequenceReader<byte> reader, HttpLimits limits, ref HeaderParseState state)

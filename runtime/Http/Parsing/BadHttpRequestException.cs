@@ -1,40 +1,37 @@
 using System;
+using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
+using System.Runtime.CompilerServices;
 
 namespace Falconet.Http;
 
-/// <summary>A request the server must refuse: carries the HTTP status to answer before closing the connection.</summary>
+/// <summary>A request the server must refuse: carries the reason, and the HTTP status to answer before closing the connection.</summary>
 public sealed class BadHttpRequestException : Exception
 {
-    /// <summary>Creates the exception with its response status (400, 413, 414, 431, 501 or 505).</summary>
-    public BadHttpRequestException(string message, int statusCode)
-        : base(message)
+    /// <summary>Creates the exception for <paramref name="reason"/>; the message and status come from <see cref="RequestRejections"/>.</summary>
+    public BadHttpRequestException(RequestRejectionReason reason)
+        : base(RequestRejections.GetMessage(reason))
     {
-        StatusCode = statusCode;
+        Reason = reason;
     }
 
-    /// <summary>Creates a 400 Bad Request exception.</summary>
-    public BadHttpRequestException()
-        : this("Bad request.", 400)
+    /// <summary>Creates the exception for <paramref name="reason"/> with the error that caused it.</summary>
+    public BadHttpRequestException(RequestRejectionReason reason, Exception? innerException)
+        : base(RequestRejections.GetMessage(reason), innerException)
     {
+        Reason = reason;
     }
 
-    /// <summary>Creates a 400 Bad Request exception with a message.</summary>
-    public BadHttpRequestException(string message)
-        : this(message, 400)
-    {
-    }
-
-    /// <summary>Creates a 400 Bad Request exception with a message and an inner exception.</summary>
-    public BadHttpRequestException(string message, Exception innerException)
-        : base(message, innerException)
-    {
-        StatusCode = 400;
-    }
+    /// <summary>Why the request was refused.</summary>
+    public RequestRejectionReason Reason { get; }
 
     /// <summary>The HTTP status code to answer with.</summary>
-    public int StatusCode { get; }
+    public int StatusCode => RequestRejections.GetStatusCode(Reason);
 
+    // Kept out of line, so a check on the hot path costs a compare and a call that is never taken; nothing is
+    // formatted until the throw.
     [DoesNotReturn]
-    internal static void Throw(string message, int statusCode = 400) => throw new BadHttpRequestException(message, statusCode);
+    [StackTraceHidden]
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    internal static void Throw(RequestRejectionReason reason) => throw new BadHttpRequestException(reason);
 }

@@ -1,5 +1,6 @@
 using System;
 using System.Buffers;
+using System.Runtime.CompilerServices;
 using Falconet.Text;
 
 namespace Falconet.Http;
@@ -8,8 +9,9 @@ namespace Falconet.Http;
 /// <remarks>
 /// A state machine that can stop after any byte, so input may arrive one byte at a time or split anywhere
 /// across segments. Chunk-size lines and the CRLF after each chunk are checked strictly; chunk extensions
-/// are validated and bounded but ignored; trailer fields are parsed like header fields and discarded, or
-/// handed to a handler through <see cref="Decode{TTrailers}"/>.
+/// are validated (RFC 9112 section 7.1.1) and bounded but ignored; trailer fields are parsed like header fields, a
+/// field that must not be a trailer is refused, and the rest are discarded or handed to a handler through
+/// <see cref="Decode{TTrailers}"/>.
 /// </remarks>
 public struct ChunkedDecoder
 {
@@ -28,8 +30,18 @@ public struct ChunkedDecoder
     {
         ChunkSizeStart,
         ChunkSize,
+
+        // chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] ), RFC 9112 section 7.1.1.
         ExtensionWhitespace,
-        Extension,
+        ExtensionNameStart,
+        ExtensionName,
+        ExtensionAfterName,
+        ExtensionValueStart,
+        ExtensionTokenValue,
+        ExtensionQuotedValue,
+        ExtensionQuotedPair,
+        ExtensionQuotedEnd,
+        ExtensionAfterValue,
         ChunkSizeLineFeed,
         Data,
         DataCarriageReturn,
@@ -83,7 +95,7 @@ public struct ChunkedDecoder
                     break;
 
                 case State.Trailers:
-                    if (!Http1Parser.TryParseHeaders(ref trailers, ref input, limits, ref _trailers))
+                    if (!TryParseTrailers(ref trailers, ref input, limits))
                     {
                         completed = false;
                         return written;
@@ -109,6 +121,23 @@ public struct ChunkedDecoder
         }
     }
 
+    /// <summary>Parses trailer fields like header fields, refusing those that must not be trailers; true once the section ended.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private bool TryParseTrailers<TTrailers>(ref TTrailers trailers, ref SequenceReader<byte> input, HttpLimits limits)
+        where TTrailers : struct, IHttpHeadersHandler
+    {
+        var guard = new TrailerGuard<TTrailers>(trailers);
+        try
+        {
+            return Http1Parser.TryParseHeaders(ref guard, ref input, limits, ref _trailers);
+        }
+        finally
+        {
+            // The handler is a struct: what it recorded travels back to the caller's copy.
+            trailers = guard.Inner;
+        }
+    }
+
     /// <summary>Starts a new body.</summary>
     public void Reset() => this = default;
 
@@ -120,7 +149,7 @@ public struct ChunkedDecoder
                 int first = HttpCharacters.HexValue(next);
                 if (first < 0)
                 {
-                    BadHttpRequestException.Throw("Chunk size is not a hexadecimal number.");
+                    BadHttpRequestException.Throw(RequestRejectionReason.InvalidChunkSize);
                 }
 
                 _chunkSize = first;
@@ -135,7 +164,7 @@ public struct ChunkedDecoder
                 {
                     if (++_chunkSizeDigits > MaxChunkSizeDigits || _chunkSize > (long.MaxValue >> 4))
                     {
-                        BadHttpRequestException.Throw("Chunk size overflows.");
+                        BadHttpRequestException.Throw(RequestRejectionReason.ChunkSizeOverflow);
                     }
 
                     _chunkSize = (_chunkSize << 4) | (uint)digit;
@@ -146,37 +175,22 @@ public struct ChunkedDecoder
                 return;
 
             case State.ExtensionWhitespace:
-                if (next == (byte)';')
-                {
-                    _state = State.Extension;
-                }
-                else if (!HttpCharacters.IsWhitespace(next))
-                {
-                    BadHttpRequestException.Throw("Invalid character after chunk size.");
-                }
-
-                CountExtensionByte(limits);
-                return;
-
-            case State.Extension:
-                if (next == (byte)'\r')
-                {
-                    _state = State.ChunkSizeLineFeed;
-                    return;
-                }
-
-                if (!HttpCharacters.IsFieldValueChar(next))
-                {
-                    BadHttpRequestException.Throw("Chunk extension contains a control character.");
-                }
-
-                CountExtensionByte(limits);
+            case State.ExtensionNameStart:
+            case State.ExtensionName:
+            case State.ExtensionAfterName:
+            case State.ExtensionValueStart:
+            case State.ExtensionTokenValue:
+            case State.ExtensionQuotedValue:
+            case State.ExtensionQuotedPair:
+            case State.ExtensionQuotedEnd:
+            case State.ExtensionAfterValue:
+                StepExtension(next, limits);
                 return;
 
             case State.ChunkSizeLineFeed:
                 if (next != (byte)'\n')
                 {
-                    BadHttpRequestException.Throw("Chunk size line contains a bare CR.");
+                    BadHttpRequestException.Throw(RequestRejectionReason.ChunkSizeLineBareCarriageReturn);
                 }
 
                 StartChunk(limits);
@@ -185,7 +199,7 @@ public struct ChunkedDecoder
             case State.DataCarriageReturn:
                 if (next != (byte)'\r')
                 {
-                    BadHttpRequestException.Throw("Chunk data is not followed by CRLF.");
+                    BadHttpRequestException.Throw(RequestRejectionReason.ChunkDataWithoutCrlf);
                 }
 
                 _state = State.DataLineFeed;
@@ -194,7 +208,7 @@ public struct ChunkedDecoder
             case State.DataLineFeed:
                 if (next != (byte)'\n')
                 {
-                    BadHttpRequestException.Throw("Chunk data is not followed by CRLF.");
+                    BadHttpRequestException.Throw(RequestRejectionReason.ChunkDataWithoutCrlf);
                 }
 
                 _state = State.ChunkSizeStart;
@@ -210,7 +224,7 @@ public struct ChunkedDecoder
                 _state = State.ChunkSizeLineFeed;
                 return;
             case (byte)';':
-                _state = State.Extension;
+                _state = State.ExtensionNameStart;
                 CountExtensionByte(limits);
                 return;
             case (byte)' ' or (byte)'\t':
@@ -219,16 +233,68 @@ public struct ChunkedDecoder
                 CountExtensionByte(limits);
                 return;
             default:
-                BadHttpRequestException.Throw("Chunk size is not a hexadecimal number.");
+                BadHttpRequestException.Throw(RequestRejectionReason.InvalidChunkSize);
                 return;
         }
     }
+
+    /// <summary>One byte of the chunk extensions, checked against the RFC 9112 grammar; names and values are ignored.</summary>
+    private void StepExtension(byte next, HttpLimits limits)
+    {
+        bool whitespace = HttpCharacters.IsWhitespace(next);
+        bool token = HttpCharacters.IsTokenChar(next);
+        State following = _state switch
+        {
+            // BWS before each ";"; whitespace alone before the CRLF is not an extension.
+            State.ExtensionWhitespace when whitespace => _state,
+            State.ExtensionWhitespace or State.ExtensionAfterName or State.ExtensionAfterValue or State.ExtensionName
+                or State.ExtensionTokenValue or State.ExtensionQuotedEnd when next == (byte)';' => State.ExtensionNameStart,
+
+            // A name is a token, after optional BWS.
+            State.ExtensionNameStart when whitespace => _state,
+            State.ExtensionNameStart when token => State.ExtensionName,
+            State.ExtensionName when token => _state,
+            State.ExtensionName when whitespace => State.ExtensionAfterName,
+            State.ExtensionAfterName when whitespace => _state,
+            State.ExtensionName or State.ExtensionAfterName when next == (byte)'=' => State.ExtensionValueStart,
+
+            // A value is a token or a quoted-string, after optional BWS.
+            State.ExtensionValueStart when whitespace => _state,
+            State.ExtensionValueStart when token => State.ExtensionTokenValue,
+            State.ExtensionValueStart when next == (byte)'"' => State.ExtensionQuotedValue,
+            State.ExtensionTokenValue when token => _state,
+            State.ExtensionQuotedValue when next == (byte)'"' => State.ExtensionQuotedEnd,
+            State.ExtensionQuotedValue when next == (byte)'\\' => State.ExtensionQuotedPair,
+            State.ExtensionQuotedValue when IsQuotedText(next) => _state,
+            State.ExtensionQuotedPair when HttpCharacters.IsFieldValueChar(next) => State.ExtensionQuotedValue,
+            State.ExtensionTokenValue or State.ExtensionQuotedEnd or State.ExtensionAfterValue when whitespace => State.ExtensionAfterValue,
+
+            // The line ends right after a name or a value, never after BWS.
+            State.ExtensionName or State.ExtensionTokenValue or State.ExtensionQuotedEnd when next == (byte)'\r' => State.ChunkSizeLineFeed,
+            _ => State.ChunkSizeStart,
+        };
+
+        // ChunkSizeStart never follows an extension byte: here it means no valid continuation.
+        if (following == State.ChunkSizeStart)
+        {
+            BadHttpRequestException.Throw(RequestRejectionReason.InvalidChunkExtension);
+        }
+
+        _state = following;
+        if (following != State.ChunkSizeLineFeed)
+        {
+            CountExtensionByte(limits);
+        }
+    }
+
+    /// <summary>qdtext (RFC 9110 section 5.6.4): HTAB, SP, VCHAR except DQUOTE and backslash, obs-text.</summary>
+    private static bool IsQuotedText(byte value) => HttpCharacters.IsFieldValueChar(value) && value != (byte)'"' && value != (byte)'\\';
 
     private void CountExtensionByte(HttpLimits limits)
     {
         if (++_extensionLength > limits.MaxChunkExtensionSize)
         {
-            BadHttpRequestException.Throw("Chunk extension too long.");
+            BadHttpRequestException.Throw(RequestRejectionReason.ChunkExtensionTooLong);
         }
     }
 
@@ -243,12 +309,31 @@ public struct ChunkedDecoder
 
         if (_chunkSize > limits.MaxRequestBodySize - _totalSize)
         {
-            BadHttpRequestException.Throw("Request body too large.", 413);
+            BadHttpRequestException.Throw(RequestRejectionReason.BodyTooLarge);
         }
 
         _totalSize += _chunkSize;
         _chunkRemaining = _chunkSize;
         _state = State.Data;
+    }
+
+    /// <summary>Refuses a field that must not be a trailer before the handler sees it (RFC 9110 section 6.5.1).</summary>
+    private struct TrailerGuard<TTrailers>(TTrailers inner) : IHttpHeadersHandler
+        where TTrailers : struct, IHttpHeadersHandler
+    {
+        public TTrailers Inner = inner;
+
+        public bool OnHeader(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
+        {
+            if (TrailerFields.IsForbidden(name))
+            {
+                BadHttpRequestException.Throw(RequestRejectionReason.ForbiddenTrailerField);
+            }
+
+            return Inner.OnHeader(name, value);
+        }
+
+        public void OnHeadersComplete() => Inner.OnHeadersComplete();
     }
 
     /// <summary>Accepts every trailer field and forgets it.</summary>

@@ -51,15 +51,17 @@ public static partial class Http1Parser
         int allowed = limits.MaxRequestHeadersSize - state.Bytes;
         if (!TryFindLine(ref reader, allowed, out int length))
         {
-            // The end of the section is CRLF; a CR followed by anything else is rejected without waiting for a LF.
-            if (reader.TryPeek(out byte first) && first == (byte)'\r' && reader.TryPeek(1, out _))
+            // The bytes received so far, within the limit, may already be an error (a CR followed by anything but LF, a bad
+            // name or value byte); it is found here as it would be in one segment. A byte past the limit never decides.
+            long window = Math.Min(reader.Remaining, allowed);
+            if (window > 0)
             {
-                BadHttpRequestException.Throw("Header section contains a bare CR.");
+                CheckHeaderLineStart(ref handler, reader.UnreadSequence.Slice(0, window), limits, ref state);
             }
 
             if (reader.Remaining >= allowed)
             {
-                BadHttpRequestException.Throw("Request header section too large.", 431);
+                BadHttpRequestException.Throw(RequestRejectionReason.HeadersTooLarge);
             }
 
             return 0;
@@ -78,13 +80,42 @@ public static partial class Http1Parser
         }
     }
 
+    /// <summary>Throws the error an unfinished header line already holds; the line crosses segments, so it is copied first.</summary>
+    [SkipLocalsInit]
+    private static void CheckHeaderLineStart<T>(ref T handler, ReadOnlySequence<byte> received, HttpLimits limits, ref HeaderParseState state)
+        where T : struct, IHttpHeadersHandler
+    {
+        Span<byte> copy = Copy(received, stackalloc byte[StackCopySize], out byte[]? rented);
+        try
+        {
+            // Without a LF the line is never complete, so this only validates and never reaches the handler.
+            int consumed = ParseHeaderLine(ref handler, copy, limits, ref state, out _);
+            Debug.Assert(consumed == 0, "A line without LF is never parsed.");
+        }
+        finally
+        {
+            ReturnCopy(rented);
+        }
+    }
+
     /// <summary>Parses the header line at the start of <paramref name="span"/>; returns its length, or 0 when the span ends first.</summary>
+    /// <remarks>Bytes past the section's size limit are never looked at, so a line that does not fit answers 431 whatever they hold.</remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static int ParseHeaderLine<T>(ref T handler, ReadOnlySpan<byte> span, HttpLimits limits,
         ref HeaderParseState state, out bool sectionComplete)
         where T : struct, IHttpHeadersHandler
     {
         sectionComplete = false;
+        int allowed = limits.MaxRequestHeadersSize - state.Bytes;
+        if (span.Length > allowed)
+        {
+            span = span[..allowed];
+            if (span.IsEmpty)
+            {
+                return 0;
+            }
+        }
+
         if (span[0] == (byte)'\r')
         {
             if (span.Length < 2)
@@ -94,12 +125,7 @@ public static partial class Http1Parser
 
             if (span[1] != (byte)'\n')
             {
-                BadHttpRequestException.Throw("Header section contains a bare CR.");
-            }
-
-            if (2 > limits.MaxRequestHeadersSize - state.Bytes)
-            {
-                BadHttpRequestException.Throw("Request header section too large.", 431);
+                BadHttpRequestException.Throw(RequestRejectionReason.HeaderBareCarriageReturn);
             }
 
             state.Bytes += 2;
@@ -132,8 +158,8 @@ public static partial class Http1Parser
         if (span[carriageReturn] != (byte)'\r')
         {
             BadHttpRequestException.Throw(span[carriageReturn] == (byte)'\n'
-                ? "Header line ends with a bare LF."
-                : "Header value contains a control character.");
+                ? RequestRejectionReason.HeaderBareLineFeed
+                : RequestRejectionReason.InvalidHeaderValueCharacter);
         }
 
         if (carriageReturn + 1 == span.Length)
@@ -143,24 +169,19 @@ public static partial class Http1Parser
 
         if (span[carriageReturn + 1] != (byte)'\n')
         {
-            BadHttpRequestException.Throw("Header value contains a bare CR.");
+            BadHttpRequestException.Throw(RequestRejectionReason.HeaderBareCarriageReturn);
         }
 
         int lineLength = carriageReturn + 2;
         if (state.Count >= limits.MaxRequestHeaderCount)
         {
-            BadHttpRequestException.Throw("Too many request headers.", 431);
-        }
-
-        if (lineLength > limits.MaxRequestHeadersSize - state.Bytes)
-        {
-            BadHttpRequestException.Throw("Request header section too large.", 431);
+            BadHttpRequestException.Throw(RequestRejectionReason.TooManyHeaders);
         }
 
         ReadOnlySpan<byte> value = HttpCharacters.TrimWhitespace(span[valueStart..carriageReturn]);
         if (!handler.OnHeader(span[..nameLength], value))
         {
-            BadHttpRequestException.Throw("Invalid request header value.");
+            BadHttpRequestException.Throw(RequestRejectionReason.InvalidHeaderValue);
         }
 
         state.Count++;
@@ -176,18 +197,18 @@ public static partial class Http1Parser
         {
             BadHttpRequestException.Throw(found switch
             {
-                (byte)' ' or (byte)'\t' => "Header line starts with whitespace (obs-fold).",
-                (byte)'\n' => "Header section contains a bare LF.",
-                (byte)':' => "Header field name is empty.",
-                _ => "Header field name contains an invalid character.",
+                (byte)' ' or (byte)'\t' => RequestRejectionReason.ObsFold,
+                (byte)'\n' => RequestRejectionReason.HeaderBareLineFeed,
+                (byte)':' => RequestRejectionReason.EmptyHeaderName,
+                _ => RequestRejectionReason.InvalidHeaderNameCharacter,
             });
         }
 
         BadHttpRequestException.Throw(found switch
         {
-            (byte)' ' or (byte)'\t' => "Whitespace between header field name and colon.",
-            (byte)'\r' or (byte)'\n' => "Header line has no colon.",
-            _ => "Header field name contains an invalid character.",
+            (byte)' ' or (byte)'\t' => RequestRejectionReason.WhitespaceBeforeColon,
+            (byte)'\r' or (byte)'\n' => RequestRejectionReason.HeaderLineWithoutColon,
+            _ => RequestRejectionReason.InvalidHeaderNameCharacter,
         });
     }
 }

@@ -14,19 +14,11 @@ namespace Falconet.Http;
 /// </remarks>
 public static partial class Http1Parser
 {
-    // Longest method token accepted, in bytes; a longer one answers 501 (RFC 9112 section 3: a method longer than any
-    // the server implements). The longest registered method, UPDATEREDIRECTREF, has 17.
-    internal const int MaxMethodLength = 32;
+    // Longest method token accepted, in bytes: the one definition the generator shares (see HttpTokenChars).
+    internal const int MaxMethodLength = HttpTokenChars.MaxMethodLength;
 
     // Lines that cross segments and fit here are copied to the stack; longer ones to a pooled array.
     private const int StackCopySize = 512;
-
-    private enum LinePart : byte
-    {
-        Method,
-        Target,
-        Version,
-    }
 
     /// <summary>Parses the request line; true when it was parsed, handed to the handler and consumed, false when more data is needed.</summary>
     /// <remarks>
@@ -38,18 +30,25 @@ public static partial class Http1Parser
     /// longer than 32 bytes, 505 unsupported version.</exception>
     public static bool TryParseRequestLine<T>(ref T handler, ref SequenceReader<byte> reader, HttpLimits limits)
         where T : struct, IHttpRequestLineHandler
+        => TryParseRequestLine(ref handler, ref reader, limits, emptyLinesBefore: 0);
+
+    /// <summary>Like the public overload, after <paramref name="emptyLinesBefore"/> bytes of empty lines that a connection already consumed.</summary>
+    /// <remarks>Those count toward the limit as if they were still in the input, so the answer does not depend on how the bytes arrived.</remarks>
+    internal static bool TryParseRequestLine<T>(ref T handler, ref SequenceReader<byte> reader, HttpLimits limits, int emptyLinesBefore)
+        where T : struct, IHttpRequestLineHandler
     {
+        int max = limits.MaxRequestLineSize - emptyLinesBefore;
         ReadOnlySpan<byte> span = reader.UnreadSpan;
         int lineFeed = span.IndexOf((byte)'\n');
         if (lineFeed < 0 || span[0] == (byte)'\r')
         {
-            return TryParseRequestLineSlow(ref handler, ref reader, limits);
+            return TryParseRequestLineSlow(ref handler, ref reader, max);
         }
 
         int length = lineFeed + 1;
-        if (length > limits.MaxRequestLineSize)
+        if (length > max)
         {
-            BadHttpRequestException.Throw("Request line too long.", 414);
+            ThrowRequestLineTooLong(span[..max]);
         }
 
         ParseRequestLine(ref handler, span[..length]);
@@ -60,10 +59,9 @@ public static partial class Http1Parser
     /// <summary>The request line after empty lines, across segments, or not complete yet.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     [SkipLocalsInit]
-    private static bool TryParseRequestLineSlow<T>(ref T handler, ref SequenceReader<byte> reader, HttpLimits limits)
+    private static bool TryParseRequestLineSlow<T>(ref T handler, ref SequenceReader<byte> reader, int max)
         where T : struct, IHttpRequestLineHandler
     {
-        int max = limits.MaxRequestLineSize;
         SequenceReader<byte> line = reader;
         if (!TrySkipEmptyLines(ref line, max, out int skipped))
         {
@@ -75,12 +73,12 @@ public static partial class Http1Parser
         if (!TryFindLine(ref line, allowed, out int length))
         {
             ReadOnlySequence<byte> received = line.UnreadSequence;
-            CheckRequestLineStart(received.Length > allowed ? received.Slice(0, allowed) : received);
             if (received.Length >= allowed)
             {
-                BadHttpRequestException.Throw("Request line too long.", 414);
+                ThrowRequestLineTooLong(received.Slice(0, allowed));
             }
 
+            CheckRequestLineStart(received);
             return false;
         }
 
@@ -98,15 +96,33 @@ public static partial class Http1Parser
         return true;
     }
 
+    /// <summary>414, unless the bytes within the limit already hold an error: that one is found first however the bytes arrive.</summary>
+    [DoesNotReturn]
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ThrowRequestLineTooLong(ReadOnlySequence<byte> withinLimit)
+    {
+        CheckRequestLineStart(withinLimit);
+        BadHttpRequestException.Throw(RequestRejectionReason.RequestLineTooLong);
+    }
+
+    [DoesNotReturn]
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ThrowRequestLineTooLong(ReadOnlySpan<byte> withinLimit)
+    {
+        default(RequestLineStartCheck).Scan(withinLimit);
+        BadHttpRequestException.Throw(RequestRejectionReason.RequestLineTooLong);
+    }
+
     /// <summary>
     /// True when <paramref name="input"/> is nothing but complete empty lines (CRLF pairs), as a client may send after
     /// a body; <paramref name="length"/> is their byte count. A connection may consume them to count as idle again.
     /// </summary>
-    /// <exception cref="BadHttpRequestException">400 for a bare CR or for empty lines that reach the request-line limit.</exception>
-    internal static bool IsOnlyEmptyLines(ReadOnlySequence<byte> input, HttpLimits limits, out int length)
+    /// <exception cref="BadHttpRequestException">400 for a bare CR, or for empty lines that reach the request-line limit together with
+    /// the <paramref name="emptyLinesBefore"/> bytes of them consumed earlier.</exception>
+    internal static bool IsOnlyEmptyLines(ReadOnlySequence<byte> input, HttpLimits limits, int emptyLinesBefore, out int length)
     {
         var reader = new SequenceReader<byte>(input);
-        bool lineStarts = TrySkipEmptyLines(ref reader, limits.MaxRequestLineSize, out length);
+        bool lineStarts = TrySkipEmptyLines(ref reader, limits.MaxRequestLineSize - emptyLinesBefore, out length);
         return !lineStarts && length > 0 && length == input.Length;
     }
 
@@ -126,14 +142,14 @@ public static partial class Http1Parser
 
             if (second != (byte)'\n')
             {
-                BadHttpRequestException.Throw("Request line starts with a bare CR.");
+                BadHttpRequestException.Throw(RequestRejectionReason.BareCarriageReturnBeforeRequestLine);
             }
 
             reader.Advance(2);
             skipped += 2;
             if (skipped >= max)
             {
-                BadHttpRequestException.Throw("Too many empty lines before the request line.");
+                BadHttpRequestException.Throw(RequestRejectionReason.TooManyEmptyLines);
             }
         }
 
@@ -147,90 +163,12 @@ public static partial class Http1Parser
     /// </summary>
     private static void CheckRequestLineStart(ReadOnlySequence<byte> received)
     {
-        LinePart part = LinePart.Method;
-        int length = 0;
+        var check = default(RequestLineStartCheck);
         foreach (ReadOnlyMemory<byte> memory in received)
         {
-            ReadOnlySpan<byte> span = memory.Span;
-            int i = 0;
-            while (i < span.Length)
-            {
-                byte value = span[i];
-                switch (part)
-                {
-                    case LinePart.Method:
-                        if (HttpCharacters.IsTokenChar(value))
-                        {
-                            if (++length > MaxMethodLength)
-                            {
-                                ThrowMethodTooLong();
-                            }
-                        }
-                        else if (value != (byte)' ' || length == 0)
-                        {
-                            BadHttpRequestException.Throw("Invalid request method.");
-                        }
-                        else
-                        {
-                            part = LinePart.Target;
-                            length = 0;
-                        }
-
-                        i++;
-                        break;
-
-                    case LinePart.Target:
-                        int end = span[i..].IndexOfAnyExceptInRange((byte)0x21, (byte)0x7E);
-                        if (end < 0)
-                        {
-                            length += span.Length - i;
-                            i = span.Length;
-                            break;
-                        }
-
-                        length += end;
-                        i += end;
-                        if (span[i] != (byte)' ' || length == 0)
-                        {
-                            BadHttpRequestException.Throw(span[i] == (byte)' '
-                                ? "Request line has more than one SP before the target."
-                                : "Request target contains a control, space or non-ASCII byte.");
-                        }
-
-                        part = LinePart.Version;
-                        length = 0;
-                        i++;
-                        break;
-
-                    default:
-                        if (!IsVersionByte(length, value))
-                        {
-                            BadHttpRequestException.Throw("Invalid HTTP version.");
-                        }
-
-                        length++;
-                        i++;
-                        break;
-                }
-            }
+            check.Scan(memory.Span);
         }
     }
-
-    /// <summary>True when <paramref name="value"/> can be byte <paramref name="index"/> of "HTTP/" DIGIT "." DIGIT CR.</summary>
-    private static bool IsVersionByte(int index, byte value) => index switch
-    {
-        < 5 => value == "HTTP/"u8[index],
-        5 or 7 => char.IsAsciiDigit((char)value),
-        6 => value == (byte)'.',
-        8 => value == (byte)'\r',
-
-        // Past the CR with no LF: a bare CR.
-        _ => false,
-    };
-
-    [DoesNotReturn]
-    private static void ThrowMethodTooLong()
-        => BadHttpRequestException.Throw("Request method longer than any the server implements.", 501);
 
     /// <summary>Finds the next LF within the first <paramref name="max"/> unread bytes; length counts the LF.</summary>
     private static bool TryFindLine(ref SequenceReader<byte> reader, int max, out int length)
@@ -279,26 +217,14 @@ public static partial class Http1Parser
         int contentLength = line.Length - 2;
         if (contentLength < 0 || line[contentLength] != (byte)'\r')
         {
-            BadHttpRequestException.Throw("Request line ends with a bare LF.");
+            ThrowInvalidLine(line, RequestRejectionReason.RequestLineBareLineFeed);
         }
 
         ReadOnlySpan<byte> content = line[..contentLength];
         KnownMethod method = KnownMethods.Match(content, out int methodLength);
-        if (method == KnownMethod.None)
+        if (method == KnownMethod.None || methodLength > MaxMethodLength)
         {
-            // A token too long to be a method answers 501 whatever follows it, as while the line is incomplete.
-            int tokenLength = HttpScanner.IndexOfNonToken(content);
-            if (tokenLength > MaxMethodLength || (tokenLength < 0 && content.Length > MaxMethodLength))
-            {
-                ThrowMethodTooLong();
-            }
-
-            BadHttpRequestException.Throw("Invalid request method.");
-        }
-
-        if (methodLength > MaxMethodLength)
-        {
-            ThrowMethodTooLong();
+            ThrowInvalidLine(line, RequestRejectionReason.InvalidMethod);
         }
 
         // Match guarantees content[methodLength] is the single SP after the token.
@@ -306,13 +232,13 @@ public static partial class Http1Parser
         int targetLength = rest.IndexOf((byte)' ');
         if (targetLength <= 0)
         {
-            BadHttpRequestException.Throw(targetLength == 0 ? "Request line has more than one SP before the target." : "Request line has no HTTP version.");
+            ThrowInvalidLine(line, targetLength == 0 ? RequestRejectionReason.ExtraSpaceBeforeTarget : RequestRejectionReason.MissingVersion);
         }
 
         ReadOnlySpan<byte> target = rest[..targetLength];
         if (target.IndexOfAnyExceptInRange((byte)0x21, (byte)0x7E) >= 0)
         {
-            BadHttpRequestException.Throw("Request target contains a control, space or non-ASCII byte.");
+            ThrowInvalidLine(line, RequestRejectionReason.InvalidTargetCharacter);
         }
 
         ReadOnlySpan<byte> versionText = rest[(targetLength + 1)..];
@@ -321,12 +247,12 @@ public static partial class Http1Parser
         {
             if (!RequestTargets.IsHttpVersionSyntax(versionText))
             {
-                BadHttpRequestException.Throw("Invalid HTTP version.");
+                ThrowInvalidLine(line, RequestRejectionReason.InvalidVersion);
             }
 
             if (versionText[5] != (byte)'1')
             {
-                BadHttpRequestException.Throw("HTTP version not supported.", 505);
+                BadHttpRequestException.Throw(RequestRejectionReason.UnsupportedVersion);
             }
 
             // RFC 9110 section 2.5: a higher minor version of HTTP/1 is processed as the highest one supported.
@@ -335,5 +261,18 @@ public static partial class Http1Parser
 
         RequestTargetForm form = RequestTargets.Classify(method, target, out int queryIndex);
         handler.OnRequestLine(method, content[..methodLength], target, form, queryIndex, version);
+    }
+
+    /// <summary>
+    /// Throws the error of a complete line: the first one in byte order, as found while the line was incomplete, when
+    /// the line holds one (a method too long, a bad byte), else <paramref name="reason"/>. So a line answers the same
+    /// whether it arrived at once or in pieces.
+    /// </summary>
+    [DoesNotReturn]
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ThrowInvalidLine(ReadOnlySpan<byte> line, RequestRejectionReason reason)
+    {
+        default(RequestLineStartCheck).Scan(line[..^1]);
+        BadHttpRequestException.Throw(reason);
     }
 }

@@ -32,13 +32,13 @@ public static class RequestFraming
             if (version == KnownVersion.Http10)
             {
                 // RFC 9112 section 6.1: an HTTP/1.0 request with Transfer-Encoding has faulty framing.
-                BadHttpRequestException.Throw("Transfer-Encoding is not allowed on an HTTP/1.0 request.");
+                BadHttpRequestException.Throw(RequestRejectionReason.TransferEncodingOnHttp10);
             }
 
             if (headers.ContentLength is not null)
             {
                 // RFC 9112 section 6.3: both headers present is a request smuggling attempt or a broken client.
-                BadHttpRequestException.Throw("Both Transfer-Encoding and Content-Length are present.");
+                BadHttpRequestException.Throw(RequestRejectionReason.TransferEncodingWithContentLength);
             }
 
             CheckTransferCodings(transferEncoding);
@@ -48,7 +48,7 @@ public static class RequestFraming
         contentLength = headers.ContentLength ?? 0;
         if (contentLength > limits.MaxRequestBodySize)
         {
-            BadHttpRequestException.Throw("Request body too large.", 413);
+            BadHttpRequestException.Throw(RequestRejectionReason.BodyTooLarge);
         }
 
         return contentLength > 0 ? RequestBodyKind.ContentLength : RequestBodyKind.None;
@@ -73,7 +73,7 @@ public static class RequestFraming
                     ReadOnlySpan<char> coding = (semicolon < 0 ? element : element[..semicolon]).TrimEnd(" \t");
                     if (!IsToken(coding))
                     {
-                        BadHttpRequestException.Throw("Invalid transfer coding.");
+                        BadHttpRequestException.Throw(RequestRejectionReason.InvalidTransferCoding);
                     }
 
                     lastIsChunked = coding.Equals("chunked", StringComparison.OrdinalIgnoreCase);
@@ -82,7 +82,7 @@ public static class RequestFraming
                         if (sawChunked || semicolon >= 0)
                         {
                             // RFC 9112 section 7: chunked is applied once and takes no parameters.
-                            BadHttpRequestException.Throw("The chunked transfer coding appears twice or with parameters.");
+                            BadHttpRequestException.Throw(RequestRejectionReason.ChunkedTwiceOrWithParameters);
                         }
 
                         sawChunked = true;
@@ -105,13 +105,13 @@ public static class RequestFraming
         if (!lastIsChunked)
         {
             // RFC 9112 section 6.3: a request whose final transfer coding is not chunked cannot be framed.
-            BadHttpRequestException.Throw("Transfer-Encoding does not end in chunked.");
+            BadHttpRequestException.Throw(RequestRejectionReason.ChunkedNotFinal);
         }
 
         if (sawUnknown)
         {
             // RFC 9112 section 6.1: a transfer coding the server does not understand answers 501.
-            BadHttpRequestException.Throw("Unsupported transfer coding.", 501);
+            BadHttpRequestException.Throw(RequestRejectionReason.UnsupportedTransferCoding);
         }
     }
 

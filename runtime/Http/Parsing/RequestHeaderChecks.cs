@@ -8,22 +8,23 @@ internal static class RequestHeaderChecks
 {
     /// <summary>Throws when the request lacks a required field or holds one the server must refuse.</summary>
     /// <exception cref="BadHttpRequestException">400 for an HTTP/1.1 request without Host, more than one Host, or an invalid
-    /// Host value; 417 for an expectation other than 100-continue.</exception>
+    /// Host value, or an empty one on HTTP/1.1 with an origin-form or asterisk-form target; 417 for an expectation other than 100-continue.</exception>
     /// <param name="headers">The complete header section.</param>
     /// <param name="version">The request's version.</param>
+    /// <param name="form">The form of the request target: an empty Host is refused where it would name the target's host.</param>
     /// <param name="validatedHost">
     /// The Host string a previous request of the connection passed with. The header collection hands back the same
     /// instance for an equal value, so that one is not scanned again; a newly valid one is stored here.
     /// </param>
-    public static void Check(RequestHeaders headers, KnownVersion version, ref string? validatedHost)
+    public static void Check(RequestHeaders headers, KnownVersion version, RequestTargetForm form, ref string? validatedHost)
     {
-        CheckHost(headers.Host, version, ref validatedHost);
+        CheckHost(headers.Host, version, form, ref validatedHost);
 
         StringValues expect = headers.Expect;
         if (expect.Count != 0 && !ExpectsOnlyContinue(expect))
         {
             // RFC 9110 section 10.1.1: 100-continue is the only expectation defined; the server cannot meet another.
-            BadHttpRequestException.Throw("Unsupported expectation.", 417);
+            BadHttpRequestException.Throw(RequestRejectionReason.UnsupportedExpectation);
         }
     }
 
@@ -32,24 +33,32 @@ internal static class RequestHeaderChecks
     /// than one Host line, and to an invalid Host value. The check holds for absolute-form targets too, although
     /// their authority then names the host (section 3.2.2).
     /// </summary>
-    private static void CheckHost(StringValues host, KnownVersion version, ref string? validatedHost)
+    private static void CheckHost(StringValues host, KnownVersion version, RequestTargetForm form, ref string? validatedHost)
     {
         switch (host.Count)
         {
             case 0:
                 if (version != KnownVersion.Http10)
                 {
-                    BadHttpRequestException.Throw("HTTP/1.1 request without a Host header.");
+                    BadHttpRequestException.Throw(RequestRejectionReason.MissingHost);
                 }
 
                 break;
             case 1:
                 string value = host[0]!;
+                if (value.Length == 0 && version != KnownVersion.Http10 && form is RequestTargetForm.Origin or RequestTargetForm.Asterisk)
+                {
+                    // RFC 9112 section 3.2: an empty Host is what a client sends when the target URI has no authority. An
+                    // origin-form or asterisk-form target takes its authority from Host, and an http URI with an empty
+                    // host is invalid (RFC 9110 section 4.2.1). HTTP/1.0 predates Host, so its empty one is left alone.
+                    BadHttpRequestException.Throw(RequestRejectionReason.EmptyHost);
+                }
+
                 if (!ReferenceEquals(value, validatedHost))
                 {
                     if (!UriAuthority.IsValidHostHeader(value))
                     {
-                        BadHttpRequestException.Throw("Invalid Host header.");
+                        BadHttpRequestException.Throw(RequestRejectionReason.InvalidHost);
                     }
 
                     validatedHost = value;
@@ -57,7 +66,7 @@ internal static class RequestHeaderChecks
 
                 break;
             default:
-                BadHttpRequestException.Throw("More than one Host header.");
+                BadHttpRequestException.Throw(RequestRejectionReason.MultipleHost);
                 break;
         }
     }

@@ -15,7 +15,7 @@ internal static class RequestTargets
             // RFC 9112 section 3.2.3: CONNECT takes only the authority-form, and only it does.
             if (!UriAuthority.IsHostAndPort(target, requirePort: true))
             {
-                BadHttpRequestException.Throw("CONNECT requires an authority-form target (host:port).");
+                BadHttpRequestException.Throw(RequestRejectionReason.ConnectWithoutAuthorityForm);
             }
 
             return RequestTargetForm.Authority;
@@ -24,7 +24,7 @@ internal static class RequestTargets
         if (target.Contains((byte)'#'))
         {
             // RFC 9112 section 3.2: a request-target never carries a fragment.
-            BadHttpRequestException.Throw("Request target contains a fragment.");
+            BadHttpRequestException.Throw(RequestRejectionReason.TargetWithFragment);
         }
 
         byte first = target[0];
@@ -38,7 +38,7 @@ internal static class RequestTargets
         {
             if (target.Length != 1 || method != KnownMethod.Options)
             {
-                BadHttpRequestException.Throw("The asterisk-form target is allowed only with OPTIONS.");
+                BadHttpRequestException.Throw(RequestRejectionReason.AsteriskFormWithoutOptions);
             }
 
             return RequestTargetForm.Asterisk;
@@ -50,7 +50,7 @@ internal static class RequestTargets
             return RequestTargetForm.Absolute;
         }
 
-        BadHttpRequestException.Throw("Invalid request target.");
+        BadHttpRequestException.Throw(RequestRejectionReason.InvalidTarget);
         return default;
     }
 

@@ -94,7 +94,7 @@ internal static class RequestDriver
         }
         catch (BadHttpRequestException e)
         {
-            record.Log.Add($"rejected {e.StatusCode}");
+            record.Log.Add($"rejected {e.StatusCode} {e.Reason}");
             return string.Join("\n", record.Log);
         }
 

@@ -53,28 +53,51 @@ public abstract class ServerTests
         return host;
     }
 
-    /// <summary>Sends <paramref name="request"/> and checks the answer: the status, Content-Length 0, Connection: close, then the close; the handler never runs.</summary>
-    internal Task AssertRejectedAsync(string request, int status, Action<Falconet.Server.FalconetServerOptions>? configure = null)
-        => AssertRejectedAsync(Encoding.Latin1.GetBytes(request), status, configure);
+    /// <summary>
+    /// Sends <paramref name="request"/> and checks the refusal: the status of <paramref name="reason"/>, Content-Length 0,
+    /// Connection: close, then the close; the handler never runs, and the server logged the request as bad for that reason.
+    /// </summary>
+    internal Task AssertRejectedAsync(string request, RequestRejectionReason reason, Action<Falconet.Server.FalconetServerOptions>? configure = null)
+        => AssertRejectedAsync(Encoding.Latin1.GetBytes(request), reason, configure);
 
-    /// <summary>Sends raw bytes and checks they are rejected like <see cref="AssertRejectedAsync(string, int, Action{Falconet.Server.FalconetServerOptions}?)"/>.</summary>
-    internal async Task AssertRejectedAsync(byte[] request, int status, Action<Falconet.Server.FalconetServerOptions>? configure = null)
+    /// <summary>Sends raw bytes and checks they are refused like <see cref="AssertRejectedAsync(string, RequestRejectionReason, Action{Falconet.Server.FalconetServerOptions}?)"/>.</summary>
+    internal Task AssertRejectedAsync(byte[] request, RequestRejectionReason reason, Action<Falconet.Server.FalconetServerOptions>? configure = null)
+        => AssertRefusedAsync(request, reason, handlerReadsBody: false, configure);
+
+    /// <summary>
+    /// Checks a refusal found in the body: the handler reads the body, the read fails, and the server answers the status of
+    /// <paramref name="reason"/> and closes, as for <see cref="AssertRejectedAsync(string, RequestRejectionReason, Action{Falconet.Server.FalconetServerOptions}?)"/>.
+    /// </summary>
+    internal Task AssertBodyRejectedAsync(string request, RequestRejectionReason reason)
+        => AssertRefusedAsync(Encoding.Latin1.GetBytes(request), reason, handlerReadsBody: true, configure: null);
+
+    private async Task AssertRefusedAsync(byte[] request, RequestRejectionReason reason, bool handlerReadsBody, Action<Falconet.Server.FalconetServerOptions>? configure)
     {
         bool called = false;
+        var logs = new RecordingLoggerFactory();
         await using TestServer host = await StartServerAsync(
-            context =>
+            async context =>
             {
                 called = true;
-                return default;
+                byte[] buffer = new byte[256];
+                while (handlerReadsBody && await context.Request.BodyReader.ReadAsync(buffer) > 0)
+                {
+                }
             },
-            configure);
+            options =>
+            {
+                options.LoggerFactory = logs;
+                configure?.Invoke(options);
+            });
         using RawClient client = host.Connect();
         await client.SendAsync(request);
         RawResponse response = await client.ReadResponseAsync();
-        response.StatusCode.ShouldBe(status);
+        response.StatusCode.ShouldBe(RequestRejections.GetStatusCode(reason));
         response.Header("Connection").ShouldBe("close");
         response.Header("Content-Length").ShouldBe("0");
         (await client.IsClosedByServerAsync()).ShouldBeTrue();
-        called.ShouldBeFalse();
+        called.ShouldBe(handlerReadsBody);
+        logs.Entries.ShouldContain(entry => entry.EventId == RecordingLoggerFactory.BadRequest
+            && entry.Message.Contains($"({RequestRejections.GetName(reason)})", StringComparison.Ordinal));
     }
 }
