@@ -154,43 +154,6 @@ public sealed class SocketTransportTests
     }
 
     [Fact(Timeout = Timeout)]
-    public async Task On_the_thread_pool_DisposeAsync_completes_only_after_the_continuation_of_a_pending_receive_has_run()
-    {
-        await using TransportHarness harness = await TransportHarness.StartAsync();
-        (Socket client, TransportConnection server) = await harness.ConnectAsync();
-        MemoryBlock block = server.Pool.Rent();
-        using var continuationHeld = new ManualResetEventSlim();
-        using var releaseContinuation = new ManualResetEventSlim();
-        try
-        {
-            // The continuation runs on the completing thread and holds it: the receive is still outstanding.
-            Task receive = HoldAsync(server.ReceiveAsync(block.Memory));
-            await TransportHarness.SendAllAsync(client, "x"u8.ToArray());
-            Assert.True(continuationHeld.Wait(Step));
-            server.Abort();
-
-            ValueTask dispose = server.DisposeAsync();
-            Assert.False(dispose.IsCompleted, "DisposeAsync completed while the receive's continuation was still running");
-
-            releaseContinuation.Set();
-            await dispose.AsTask().WaitAsync(Step);
-            await receive.WaitAsync(Step);
-        }
-        finally
-        {
-            releaseContinuation.Set();
-            server.Pool.Return(block);
-        }
-
-        async Task HoldAsync(ValueTask<int> pending)
-        {
-            await pending.ConfigureAwait(false);
-            continuationHeld.Set();
-            releaseContinuation.Wait(Step);
-        }
-    }
-
-    [Fact(Timeout = Timeout)]
     public async Task On_the_thread_pool_Schedule_runs_work_on_a_thread_pool_thread()
     {
         await using TransportHarness harness = await TransportHarness.StartAsync();

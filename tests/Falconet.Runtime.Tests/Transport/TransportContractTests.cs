@@ -28,8 +28,8 @@ public abstract class TransportContractTests
     /// <summary>The transport the class checks.</summary>
     protected abstract TransportUnderTest Transport { get; }
 
-    private Task<TransportHarness> StartAsync(int ioThreads = 2, IPAddress? address = null)
-        => TransportHarness.StartAsync(Transport, ioThreads, address);
+    private Task<TransportHarness> StartAsync(int ioThreads = 2, IPAddress? address = null, IoScheduling? scheduling = null)
+        => TransportHarness.StartAsync(Transport, ioThreads, address, scheduling: scheduling);
 
     [Fact(Timeout = Timeout)]
     public async Task Echo_of_random_payloads_up_to_4_MiB_comes_back_byte_exact()
@@ -355,6 +355,47 @@ public abstract class TransportContractTests
             Assert.Equal("hello"u8.ToArray(), echoed);
             client.Shutdown(SocketShutdown.Send);
             await echo.WaitAsync(Step);
+        }
+    }
+
+    [Theory(Timeout = Timeout)]
+    [InlineData(null)]
+    [InlineData(IoScheduling.ThreadPool)]
+    public async Task DisposeAsync_completes_only_after_the_continuation_of_a_pending_receive_has_run(IoScheduling? scheduling)
+    {
+        // The transport's default (sockets: the completing thread; libuv: the loop thread) and the thread pool.
+        await using TransportHarness harness = await StartAsync(scheduling: scheduling);
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        MemoryBlock block = server.Pool.Rent();
+        using var continuationHeld = new ManualResetEventSlim();
+        using var releaseContinuation = new ManualResetEventSlim();
+        try
+        {
+            // The continuation holds the thread it runs on: the receive's outcome is delivered but its continuation is not over.
+            Task receive = HoldAsync(server.ReceiveAsync(block.Memory));
+            await TransportHarness.SendAllAsync(client, "x"u8.ToArray());
+            Assert.True(continuationHeld.Wait(Step));
+            server.Abort();
+
+            ValueTask dispose = server.DisposeAsync();
+            await Task.Delay(100);
+            Assert.False(dispose.IsCompleted, "DisposeAsync completed while the receive's continuation was still running");
+
+            releaseContinuation.Set();
+            await dispose.AsTask().WaitAsync(Step);
+            await receive.WaitAsync(Step);
+        }
+        finally
+        {
+            releaseContinuation.Set();
+            server.Pool.Return(block);
+        }
+
+        async Task HoldAsync(ValueTask<int> pending)
+        {
+            await pending.ConfigureAwait(false);
+            continuationHeld.Set();
+            releaseContinuation.Wait(Step);
         }
     }
 
