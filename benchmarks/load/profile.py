@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Reads two perf reports of one server and prints, in Markdown, where its CPU time went: kernel, the .NET runtime,
-libraries, the server's own code; the kernel's share per system call; the top shared objects and symbols.
+"""Reads three perf reports of one server and prints, in Markdown, where its CPU time went: kernel, the .NET runtime,
+libraries, the server's own code; the kernel's share per system call; the threads; the top shared objects and
+symbols.
 
-    benchmarks/load/profile.py SELF_REPORT CHILDREN_REPORT SERVER
+    benchmarks/load/profile.py SELF_REPORT CHILDREN_REPORT THREADS_REPORT SERVER
 
 SELF_REPORT is `perf report --no-children --sort dso,sym -n -g none`: self time (a frame's samples are its own, not
 its callees'), so the parts add up to 100 %. CHILDREN_REPORT is `perf report --children --sort sym -n -g none`:
-inclusive time, which attributes the kernel's work to the system call that caused it. JIT-compiled frames are named
+inclusive time, which attributes the kernel's work to the system call that caused it. THREADS_REPORT is `perf report
+--no-children --sort comm -n -g none`: the share of each thread name. JIT-compiled frames are named
 from the runtime's perf map (DOTNET_PerfMapEnabled=1) as "[Assembly] Namespace.Type::Method(...)[Tier]".
 """
 import re
@@ -14,6 +16,7 @@ import sys
 from collections import defaultdict
 
 LINE = re.compile(r"^\s*([\d.]+)%\s+(\d+)\s+(.*?)\s+\[([.kgu])\]\s+(.*?)\s*$")
+THREAD_LINE = re.compile(r"^\s*([\d.]+)%\s+\d+\s+(\S.*?)\s*$")
 INCLUSIVE_LINE = re.compile(r"^\s*([\d.]+)%\s+[\d.]+%\s+\d+\s+\[k\]\s+(\S+)\s*$")
 # Kernel functions that sit under exactly one system call (the __x64_sys_ entry points are often skipped in frame-
 # pointer call chains); the names are Linux's, stable across recent kernels.
@@ -86,7 +89,22 @@ def kernel_entries(path):
     return lines + [""]
 
 
-def main(path, children_path, server):
+def threads(path):
+    """Share per thread name: the event loop or I/O threads against the thread pool, the JIT's and the GC's."""
+    lines = ["## Threads", "", "| Thread | Share |", "| --- | ---: |"]
+    compiling = 0.0
+    for line in open(path, encoding="utf-8", errors="replace"):
+        match = THREAD_LINE.match(line)
+        if match and float(match.group(1)) >= 0.1:
+            lines.append(f"| {match.group(2)} | {float(match.group(1)):.1f} % |")
+            if match.group(2).startswith(".NET Tiered"):
+                compiling = float(match.group(1))
+    if compiling >= 1:
+        lines += ["", f"The JIT's background compiler still took {compiling:.1f} %: a longer --warmup lets it finish first."]
+    return lines + [""]
+
+
+def main(path, children_path, threads_path, server):
     is_server = server_code(server)
     rows = []
     for line in open(path, encoding="utf-8", errors="replace"):
@@ -118,7 +136,7 @@ def main(path, children_path, server):
                 + (". A longer --warmup lets the hot path tier up before the profile." if unoptimized > 0.1 * jitted else "."), ""]
     out += ["| Part | Share |", "| --- | ---: |"]
     out += [f"| {p} | {percent(parts[p])} |" for p in PARTS if parts[p]]
-    out += [""] + kernel_entries(children_path)
+    out += [""] + kernel_entries(children_path) + threads(threads_path)
     out += ["## Top shared objects", "", "| Shared object | Share |", "| --- | ---: |"]
     out += [f"| {dso} | {percent(n)} |" for dso, n in sorted(dsos.items(), key=lambda kv: -kv[1])[:12]]
     out += ["", "## Top symbols", "", "| Share | Part | Symbol |", "| ---: | --- | --- |"]
@@ -130,6 +148,6 @@ def main(path, children_path, server):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
-        sys.exit("usage: profile.py SELF_REPORT CHILDREN_REPORT SERVER")
-    main(sys.argv[1], sys.argv[2], sys.argv[3])
+    if len(sys.argv) != 5:
+        sys.exit("usage: profile.py SELF_REPORT CHILDREN_REPORT THREADS_REPORT SERVER")
+    main(*sys.argv[1:])

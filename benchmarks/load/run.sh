@@ -273,10 +273,11 @@ profile_run() {
   local pid=$server_pid
   perf report -i "$dir/perf.data" --no-children --sort dso,sym -n --stdio -g none --percent-limit 0 2>/dev/null >"$dir/perf-self.txt"
   perf report -i "$dir/perf.data" --children --sort sym -n --stdio -g none --percent-limit 0 2>/dev/null >"$dir/perf-children.txt"
+  perf report -i "$dir/perf.data" --no-children --sort comm -n --stdio -g none 2>/dev/null >"$dir/perf-threads.txt"
   stop
   rm -f "/tmp/perf-$pid.map" "/tmp/perfinfo-$pid.map"
   echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$dir/meta.env"
-  { python3 "$load_dir/profile.py" "$dir/perf-self.txt" "$dir/perf-children.txt" "$name"
+  { python3 "$load_dir/profile.py" "$dir/perf-self.txt" "$dir/perf-children.txt" "$dir/perf-threads.txt" "$name"
     echo
     echo "wrk during the profile: $(awk '/Requests\/sec/ { print $2 " requests/s" }' "$dir/logs/profile-wrk.txt"), $c connections, $seconds s;" \
       "$(sed -n 's/^date=//p' "$dir/meta.env"), $(sed -n 's/^cpu=//p' "$dir/meta.env"); load average before $(sed -n 's/^load_before=//p' "$dir/meta.env")." \
