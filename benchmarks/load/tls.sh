@@ -7,10 +7,11 @@
 #               the Falconet sample, the Kestrel peer and nginx, all with the same certificate, plus the sample's
 #               allocated bytes per request over the whole run
 #
-#   benchmarks/load/tls.sh [duration_seconds=10] [connections=64] [transports="sockets libuv"] [parts="throughput requests"]
+#   benchmarks/load/tls.sh [duration_seconds=10] [connections=64] [transports="sockets libuv"] [parts="throughput requests"] [port=19400]
 #
 # Smoke run (proves the script works, figures mean nothing): benchmarks/load/tls.sh 1 8 sockets
-# Needs wrk, openssl and nginx (apt-get install wrk openssl nginx). Ports 19400-19499. Pinning and stopping: see common.sh.
+# Installs wrk, openssl and nginx from Debian when missing. Ports: the given one to 30 above it. run.sh --https runs
+# this after the plain comparison. Pinning, the TechEmpower request and stopping: see common.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -18,15 +19,14 @@ duration="${1:-10}"
 connections="${2:-64}"
 transports="${3:-sockets libuv}"
 parts="${4:-throughput requests}"
+port="${5:-19400}"
 source benchmarks/load/common.sh
-for tool in openssl nginx; do
-  command -v "$tool" >/dev/null || { echo "$tool is required: apt-get install $tool" >&2; exit 1; }
-done
+need_tools wrk:wrk openssl:openssl nginx:nginx
 
-sample_port=19400 sample_https_port=19401
-payload_port=19410 payload_https_port=19411
-kestrel_port=19420 kestrel_https_port=19421
-nginx_https_port=19430
+sample_port=$port sample_https_port=$((port + 1))
+payload_port=$((port + 10)) payload_https_port=$((port + 11))
+kestrel_port=$((port + 20)) kestrel_https_port=$((port + 21))
+nginx_https_port=$((port + 30))
 sizes="256 4096 65536 1048576"
 work=$(mktemp -d)
 pids=()
@@ -147,7 +147,7 @@ requests() {
     stop "$pid"
 
     nginx_config
-    start nginx nginx -c "$work/nginx.conf" -e "$work/nginx-error.log"
+    start nginx "$(tool_path nginx)" -c "$work/nginx.conf" -e "$work/nginx-error.log"
     pid=$started_pid
     measure_requests nginx "$nginx_https_port"
     stop "$pid"
