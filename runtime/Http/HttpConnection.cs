@@ -36,6 +36,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     private readonly RequestBodyReader _body;
     private readonly HttpContext _context;
     private readonly IoThreadReturn _ioThread;
+    private readonly RequestAbortSignal _abortSignal = new();
     private ParsePhase _phase;
     private HeaderParseState _headerState;
     private bool _requestKeepAlive;
@@ -51,7 +52,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         _transport = transport;
         _settings = settings;
         Id = Interlocked.Increment(ref s_nextId);
-        _input = new Http1Input(transport);
+        _input = new Http1Input(transport, _abortSignal);
         _output = new Http1OutputBuffer(transport, settings.OutputBufferLimit);
         _requestHeaders = new RequestHeaders();
         _body = new RequestBodyReader(_input, _output, transport.Pool, settings.Limits);
@@ -73,12 +74,20 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     /// <summary>The most output bytes this connection buffered at once (write-behind diagnostics).</summary>
     public long PeakBufferedOutput => _output.PeakBuffered;
 
-    public void RequestAbort() => _abortRequested = true;
+    /// <summary>Cancelled when the client goes away or the request is aborted (see <see cref="HttpContext.RequestAborted"/>).</summary>
+    public CancellationToken RequestAborted => _abortSignal.Token;
+
+    public void RequestAbort()
+    {
+        _abortRequested = true;
+        _abortSignal.Abort();
+    }
 
     /// <summary>Closes the connection at once (shutdown timeout passed).</summary>
     public void Abort()
     {
         _abortRequested = true;
+        _abortSignal.Abort();
         _transport.Abort();
     }
 
@@ -169,6 +178,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         try
         {
             await _transport.DisposeAsync().ConfigureAwait(false);
+            await _input.AbandonWatchAsync().ConfigureAwait(false);
         }
         catch (Exception exception)
         {
@@ -238,6 +248,8 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                         }
                         else
                         {
+                            // While the handler waits, a receive notices a client that goes away (RequestAborted).
+                            _input.WatchForDisconnect();
                             await handling.ConfigureAwait(false);
 
                             // The handler finished elsewhere (a timer, the thread pool): the response is completed and
@@ -254,6 +266,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                     }
 
                     keepAlive = EndRequest(failure);
+                    _abortSignal.EndRequest();
                     if (keepAlive && !_body.IsCompleted)
                     {
                         // Send the response before waiting for body bytes that nobody will read.

@@ -1,4 +1,5 @@
 using System.Net;
+using System.Threading;
 
 namespace Falconet.Http;
 
@@ -35,6 +36,18 @@ public sealed class HttpContext
     /// <summary>How many requests this connection has started, this one included.</summary>
     public long RequestNumber => _connection.RequestCount;
 
-    /// <summary>Closes the connection at once (TCP reset) after the handler returns; nothing more is sent.</summary>
+    /// <summary>
+    /// Cancelled when the client goes away while the request is handled (its connection reached end of stream or was
+    /// reset), when the request is aborted with <see cref="Abort"/>, or when a stopping server aborts the connection.
+    /// Made on first use (a request that never asks allocates nothing) and reused by later requests of the connection.
+    /// The server notices a client that goes away while an asynchronous handler waits; a handler that completes
+    /// synchronously has already answered by then.
+    /// </summary>
+    public CancellationToken RequestAborted => _connection.RequestAborted;
+
+    /// <summary>
+    /// Closes the connection at once (TCP reset) after the handler returns; nothing more is sent. Cancels
+    /// <see cref="RequestAborted"/>.
+    /// </summary>
     public void Abort() => _connection.RequestAbort();
 }
