@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Net;
 using System.Threading;
 using System.Threading.Tasks;
+using Falconet.Server;
 using Falconet.Transport;
 
 namespace Falconet.Http;
@@ -37,6 +38,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     private readonly HttpContext _context;
     private readonly IoThreadReturn _ioThread;
     private readonly RequestAbortSignal _abortSignal = new();
+    private ServerMetrics.ConnectionMeasurement _metrics;
     private ParsePhase _phase;
     private HeaderParseState _headerState;
     private bool _requestKeepAlive;
@@ -66,6 +68,9 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     public long Id { get; }
 
     public long RequestCount { get; private set; }
+
+    /// <summary>Marks a connection the accept loop counted as queued (<see cref="ServerMetrics.QueuedConnectionsName"/>).</summary>
+    public void SetQueued(bool queued) => _metrics.SetQueued(queued);
 
     public EndPoint? LocalEndPoint => _transport.LocalEndPoint;
 
@@ -154,6 +159,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     /// <summary>Runs the connection until the peer closes, a request asks to close, a deadline passes, or the server stops.</summary>
     public async Task RunAsync()
     {
+        _metrics.ConnectionStarted(_transport.LocalEndPoint);
         try
         {
             await ProcessRequestsAsync().ConfigureAwait(false);
@@ -189,6 +195,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             _input.Dispose();
             _output.Dispose();
             _response.ReleaseBuffers();
+            _metrics.ConnectionEnded(_transport.LocalEndPoint);
             _settings.ConnectionClosed?.Invoke(this);
         }
     }
@@ -235,10 +242,11 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                 // The request runs inside this method so that a handler completing synchronously costs no
                 // state machine; an asynchronous one reuses this method's box for the whole connection.
                 bool keepAlive = false;
+                Exception? failure = null;
+                _metrics.RequestStarted(_request);
                 bool accepted = BeginRequest();
                 if (accepted)
                 {
-                    Exception? failure = null;
                     try
                     {
                         ValueTask handling = _settings.Application.Handle(_context);
@@ -275,6 +283,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                     }
                 }
 
+                _metrics.RequestEnded(_request, _response.StatusCode, failure);
                 if (_abortRequested)
                 {
                     return;

@@ -378,6 +378,7 @@ public sealed class FalconetServer : IAsyncDisposable
             }
 
             var connection = new HttpConnection(accepted, _settings!);
+            connection.SetQueued(ServerMetrics.ConnectionQueued(accepted.LocalEndPoint));
             lock (_gate)
             {
                 _connections.Add(connection);
