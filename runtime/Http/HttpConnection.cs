@@ -59,7 +59,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         _requestHeaders = new RequestHeaders();
         _body = new RequestBodyReader(_input, _output, transport.Pool, settings.Limits);
         _request = new HttpRequest(_requestHeaders, _body);
-        _response = new HttpResponse(new ResponseHeaders(), _output, transport.Pool);
+        _response = new HttpResponse(new ResponseHeaders(), _output, transport.Pool) { Shutdown = settings.Shutdown };
         _body.Attach(_response);
         _context = new HttpContext(this, _request, _response);
         _ioThread = new IoThreadReturn(transport);

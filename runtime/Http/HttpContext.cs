@@ -33,6 +33,12 @@ public sealed class HttpContext
     /// <summary>A number that identifies the connection within the server.</summary>
     public long ConnectionId => _connection.Id;
 
+    /// <summary>
+    /// An object the application keeps with the connection across its requests (null at first): per-connection state
+    /// that must not be made again for every request, such as the ASP.NET Core integration's feature objects.
+    /// </summary>
+    public object? ConnectionState { get; set; }
+
     /// <summary>How many requests this connection has started, this one included.</summary>
     public long RequestNumber => _connection.RequestCount;
 

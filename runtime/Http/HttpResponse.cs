@@ -87,6 +87,9 @@ public sealed partial class HttpResponse
     /// <summary>The body as a write-only <see cref="System.IO.Stream"/> (one object per connection); synchronous writes need <see cref="AllowSynchronousWrites"/>.</summary>
     public Stream Body { get; }
 
+    /// <summary>Cancelled when the server stops (the connection's shutdown signal).</summary>
+    internal CancellationToken Shutdown { get; set; }
+
     /// <summary>True when the connection stays open after this response.</summary>
     internal bool KeepAlive { get; set; }
 
