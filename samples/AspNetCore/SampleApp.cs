@@ -18,6 +18,8 @@ namespace Falconet.Samples.AspNetCore;
 /// </summary>
 public static class SampleApp
 {
+    private static long s_requests;
+
     /// <summary>Builds the application for <paramref name="args"/> (--server falconet|kestrel, plus the usual host arguments such as --urls).</summary>
     public static WebApplication Build(string[] args, Action<WebApplicationBuilder>? configure = null)
     {
@@ -29,9 +31,10 @@ public static class SampleApp
 
         WebApplication app = builder.Build();
 
-        // A middleware: times every request and says which server answered.
+        // A middleware: counts and times every request (the timing goes out as a header, set when the response starts).
         app.Use(async (context, next) =>
         {
+            Interlocked.Increment(ref s_requests);
             long started = Stopwatch.GetTimestamp();
             context.Response.OnStarting(static state =>
             {
@@ -48,6 +51,10 @@ public static class SampleApp
         app.MapPost("/echo", (Message message) => Results.Json(message with { Text = message.Text.ToUpperInvariant() }, SampleJsonContext.Default.Message));
         app.MapGet("/status/{code:int}", (int code) => Results.StatusCode(code));
         app.MapGet("/stream", StreamAsync);
+
+        // For the load harness: requests counted and bytes allocated by the process so far.
+        app.MapGet("/stats", () => Results.Text(string.Create(System.Globalization.CultureInfo.InvariantCulture,
+            $"requests={Interlocked.Read(ref s_requests)} allocated_bytes={GC.GetTotalAllocatedBytes(precise: true)}")));
         return app;
     }
 
