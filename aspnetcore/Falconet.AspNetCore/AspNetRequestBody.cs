@@ -132,7 +132,7 @@ internal sealed class AspNetRequestBodyStream : Stream
         long limit = _features.EffectiveMaxRequestBodySize;
         if (_features.Context.Request.ContentLength > limit)
         {
-            _features.Context.Abort();
+            // Answered 413 with Connection: close when the application lets it through (see AspNetHttpApplication).
             throw new AspNetBadHttpRequestException("Request body too large.", 413);
         }
     }
@@ -142,7 +142,6 @@ internal sealed class AspNetRequestBodyStream : Stream
         _read += read;
         if (_read > _features.EffectiveMaxRequestBodySize)
         {
-            _features.Context.Abort();
             throw new AspNetBadHttpRequestException("Request body too large.", 413);
         }
 

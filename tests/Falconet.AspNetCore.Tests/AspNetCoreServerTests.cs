@@ -352,6 +352,60 @@ public class AspNetCoreServerTests
         await aborted.Task.WaitAsync(TestTimeouts.Operation);
     }
 
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task The_framework_context_and_features_are_reused_for_the_requests_of_a_connection()
+    {
+        await using AspNetTestApp host = await StartAsync(app => app.MapGet("/", (HttpContext context) =>
+            $"{System.Runtime.CompilerServices.RuntimeHelpers.GetHashCode(context)}/{System.Runtime.CompilerServices.RuntimeHelpers.GetHashCode(context.Features)}/{context.Items.Count}"));
+
+        using RawClient first = host.Connect();
+        using RawClient second = host.Connect();
+        string[] seen = new string[3];
+        await first.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\nGET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        seen[0] = (await first.ReadResponseAsync()).BodyText;
+        seen[1] = (await first.ReadResponseAsync()).BodyText;
+        await second.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        seen[2] = (await second.ReadResponseAsync()).BodyText;
+
+        seen[1].ShouldBe(seen[0]);
+        seen[2].ShouldNotBe(seen[0]);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_lower_body_limit_set_by_the_application_answers_413()
+    {
+        await using AspNetTestApp host = await StartAsync(app => app.MapPost("/small", async (HttpContext context) =>
+        {
+            context.Features.Get<Microsoft.AspNetCore.Http.Features.IHttpMaxRequestBodySizeFeature>()!.MaxRequestBodySize = 10;
+            using var reader = new StreamReader(context.Request.Body);
+            return await reader.ReadToEndAsync();
+        }));
+
+        (await (await host.Http.PostAsync("small", new StringContent("short"))).Content.ReadAsStringAsync()).ShouldBe("short");
+        using HttpResponseMessage tooLarge = await host.Http.PostAsync("small", new StringContent(new string('x', 100)));
+        tooLarge.StatusCode.ShouldBe(HttpStatusCode.RequestEntityTooLarge);
+        using HttpResponseMessage chunkedTooLarge = await host.Http.PostAsync("small", new StreamContent(new MemoryStream(new byte[100])));
+        chunkedTooLarge.StatusCode.ShouldBe(HttpStatusCode.RequestEntityTooLarge);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_file_result_is_sent_whole_through_SendFileAsync()
+    {
+        string path = Path.GetTempFileName();
+        byte[] content = Pattern(200_000);
+        await File.WriteAllBytesAsync(path, content);
+        try
+        {
+            await using AspNetTestApp host = await StartAsync(app => app.MapGet("/file", () => Results.File(path, "application/octet-stream")));
+            byte[] body = await host.Http.GetByteArrayAsync("file");
+            body.ShouldBe(content);
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+    }
+
     private static byte[] Pattern(int length)
     {
         byte[] data = new byte[length];
