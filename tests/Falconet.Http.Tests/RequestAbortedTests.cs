@@ -107,6 +107,24 @@ public class RequestAbortedTests : ServerTests
         (await client.ReadResponseAsync()).StatusCode.ShouldBe(200);
     }
 
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData("GET / HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")]
+    [InlineData("GET / HTTP/1.0\r\n\r\n")]
+    public async Task An_asynchronous_handler_on_a_closing_connection_answers_then_closes_without_keeping_a_block(string request)
+    {
+        // The server's disposal checks that the watching receive's block went back to the pool.
+        await using TestServer host = await StartServerAsync(async context =>
+        {
+            await Task.Yield();
+            context.Response.Write("bye"u8);
+        });
+
+        using RawClient client = host.Connect();
+        await client.SendAsync(request);
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("bye");
+        (await client.IsClosedByServerAsync()).ShouldBeTrue();
+    }
+
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Abort_cancels_RequestAborted_and_resets_the_connection()
     {
