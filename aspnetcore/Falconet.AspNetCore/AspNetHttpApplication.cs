@@ -53,26 +53,27 @@ internal sealed class AspNetHttpApplication<TContext> : FalconetHttpApplication
 
         if (processing.IsCompletedSuccessfully && !features.HasOnCompleted)
         {
+            // A response without a body starts when the application returns: its OnStarting callbacks run now.
             ValueTask start = features.StartAsync();
             if (start.IsCompletedSuccessfully)
             {
                 _application.DisposeContext(hostContext, null);
                 return default;
             }
+
+            return FinishAsync(features, hostContext, processing, start);
         }
 
-        return FinishAsync(features, hostContext, processing);
+        return FinishAsync(features, hostContext, processing, start: null);
     }
 
-    private async ValueTask FinishAsync(ConnectionFeatures<TContext> features, TContext hostContext, Task processing)
+    private async ValueTask FinishAsync(ConnectionFeatures<TContext> features, TContext hostContext, Task processing, ValueTask? start)
     {
         Exception? failure = null;
         try
         {
             await processing.ConfigureAwait(false);
-
-            // A response without a body starts when the application returns: its OnStarting callbacks run now.
-            await features.StartAsync().ConfigureAwait(false);
+            await (start ?? features.StartAsync()).ConfigureAwait(false);
         }
         catch (Exception exception)
         {

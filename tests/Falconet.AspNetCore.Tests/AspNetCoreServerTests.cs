@@ -241,6 +241,19 @@ public class AspNetCoreServerTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task An_OnStarting_callback_that_fails_gives_500_and_is_logged()
+    {
+        await using AspNetTestApp host = await StartAsync(app => app.MapGet("/", (HttpContext context) =>
+        {
+            context.Response.OnStarting(() => throw new InvalidOperationException("callback"));
+            context.Response.StatusCode = 204;
+        }));
+
+        (await host.Http.GetAsync("")).StatusCode.ShouldBe(HttpStatusCode.InternalServerError);
+        host.Logs.Entries.Single(e => e.EventId == 500).Exception!.Message.ShouldBe("callback");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Headers_are_read_only_once_the_response_started()
     {
         Exception? thrown = null;
