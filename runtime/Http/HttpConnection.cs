@@ -37,6 +37,8 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     private readonly RequestBodyReader _body;
     private readonly HttpContext _context;
     private readonly IoThreadReturn _ioThread;
+    private readonly RequestAbortSignal _abortSignal = new();
+    private ServerMetrics.ConnectionMeasurement _metrics;
     private ParsePhase _phase;
     private HeaderParseState _headerState;
     private bool _requestKeepAlive;
@@ -52,13 +54,14 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         _transport = transport;
         _settings = settings;
         Id = Interlocked.Increment(ref s_nextId);
-        _input = new Http1Input(transport);
+        _input = new Http1Input(transport, _abortSignal);
         _output = new Http1OutputBuffer(transport, settings.OutputBufferLimit);
         HeaderSetBinding headerSet = settings.HeaderSet;
         _requestHeaders = headerSet.CreateRequestHeaders();
         _body = new RequestBodyReader(_input, _output, transport.Pool, settings.Limits);
         _request = headerSet.CreateRequest(_requestHeaders, _body);
         _response = headerSet.CreateResponse(_output, transport.Pool);
+        _response.Shutdown = settings.Shutdown;
         _body.Attach(_response);
         _context = headerSet.CreateContext(this, _request, _response);
         _ioThread = new IoThreadReturn(transport);
@@ -70,6 +73,9 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
 
     public TransportConnection Transport => _transport;
 
+    /// <summary>Marks a connection the accept loop counted as queued (<see cref="ServerMetrics.QueuedConnectionsName"/>).</summary>
+    public void SetQueued(bool queued) => _metrics.SetQueued(queued);
+
     public EndPoint? LocalEndPoint => _transport.LocalEndPoint;
 
     public EndPoint? RemoteEndPoint => _transport.RemoteEndPoint;
@@ -77,12 +83,20 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     /// <summary>The most output bytes this connection buffered at once (write-behind diagnostics).</summary>
     public long PeakBufferedOutput => _output.PeakBuffered;
 
-    public void RequestAbort() => _abortRequested = true;
+    /// <summary>Cancelled when the client goes away or the request is aborted (see <see cref="HttpContext.RequestAborted"/>).</summary>
+    public CancellationToken RequestAborted => _abortSignal.Token;
+
+    public void RequestAbort()
+    {
+        _abortRequested = true;
+        _abortSignal.Abort();
+    }
 
     /// <summary>Closes the connection at once (shutdown timeout passed).</summary>
     public void Abort()
     {
         _abortRequested = true;
+        _abortSignal.Abort();
         _transport.Abort();
     }
 
@@ -149,6 +163,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     /// <summary>Runs the connection until the peer closes, a request asks to close, a deadline passes, or the server stops.</summary>
     public async Task RunAsync()
     {
+        _metrics.ConnectionStarted(_transport.LocalEndPoint);
         try
         {
             await ProcessRequestsAsync().ConfigureAwait(false);
@@ -173,6 +188,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         try
         {
             await _transport.DisposeAsync().ConfigureAwait(false);
+            await _input.AbandonWatchAsync().ConfigureAwait(false);
         }
         catch (Exception exception)
         {
@@ -183,6 +199,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             _input.Dispose();
             _output.Dispose();
             _response.ReleaseBuffers();
+            _metrics.ConnectionEnded(_transport.LocalEndPoint);
             _settings.ConnectionClosed?.Invoke(this);
         }
     }
@@ -229,10 +246,11 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                 // The request runs inside this method so that a handler completing synchronously costs no
                 // state machine; an asynchronous one reuses this method's box for the whole connection.
                 bool keepAlive = false;
+                Exception? failure = null;
+                _metrics.RequestStarted(_request);
                 bool accepted = BeginRequest();
                 if (accepted)
                 {
-                    Exception? failure = null;
                     try
                     {
                         ValueTask handling = _settings.Application.Handle(_context);
@@ -242,6 +260,8 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                         }
                         else
                         {
+                            // While the handler waits, a receive notices a client that goes away (RequestAborted).
+                            _input.WatchForDisconnect();
                             await handling.ConfigureAwait(false);
 
                             // The handler finished elsewhere (a timer, the thread pool): the response is completed and
@@ -258,6 +278,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                     }
 
                     keepAlive = EndRequest(failure);
+                    _abortSignal.EndRequest();
                     if (keepAlive && !_body.IsCompleted)
                     {
                         // Send the response before waiting for body bytes that nobody will read.
@@ -271,6 +292,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                     }
                 }
 
+                _metrics.RequestEnded(_request, _response.StatusCode, failure);
                 if (_abortRequested)
                 {
                     return;

@@ -1,4 +1,5 @@
 using System.Net;
+using System.Threading;
 
 namespace Falconet.Http;
 
@@ -32,12 +33,30 @@ public class HttpContext
     /// <summary>A number that identifies the connection within the server.</summary>
     public long ConnectionId => _connection.Id;
 
+    /// <summary>
+    /// An object the application keeps with the connection across its requests (null at first): per-connection state
+    /// that must not be made again for every request, such as the ASP.NET Core integration's feature objects.
+    /// </summary>
+    public object? ConnectionState { get; set; }
+
     /// <summary>How many requests this connection has started, this one included.</summary>
     public long RequestNumber => _connection.RequestCount;
 
     /// <summary>The transport the connection runs on (TLS layers read their negotiated parameters from it).</summary>
     internal Falconet.Transport.TransportConnection Transport => _connection.Transport;
 
-    /// <summary>Closes the connection at once (TCP reset) after the handler returns; nothing more is sent.</summary>
+    /// <summary>
+    /// Cancelled when the client goes away while the request is handled (its connection reached end of stream or was
+    /// reset), when the request is aborted with <see cref="Abort"/>, or when a stopping server aborts the connection.
+    /// Made on first use (a request that never asks allocates nothing) and reused by later requests of the connection.
+    /// The server notices a client that goes away while an asynchronous handler waits; a handler that completes
+    /// synchronously has already answered by then.
+    /// </summary>
+    public CancellationToken RequestAborted => _connection.RequestAborted;
+
+    /// <summary>
+    /// Closes the connection at once (TCP reset) after the handler returns; nothing more is sent. Cancels
+    /// <see cref="RequestAborted"/>.
+    /// </summary>
     public void Abort() => _connection.RequestAbort();
 }

@@ -187,7 +187,8 @@ public partial class HttpResponse
             }
         }
 
-        if (KeepAlive && HttpConnectionTokens.ContainsClose(headers.Connection))
+        // A response that starts while the server stops says that the connection closes after it.
+        if (KeepAlive && (HttpConnectionTokens.ContainsClose(headers.Connection) || Shutdown.IsCancellationRequested))
         {
             KeepAlive = false;
         }

@@ -87,6 +87,9 @@ public partial class HttpResponse
     /// <summary>The body as a write-only <see cref="System.IO.Stream"/> (one object per connection); synchronous writes need <see cref="AllowSynchronousWrites"/>.</summary>
     public Stream Body { get; }
 
+    /// <summary>Cancelled when the server stops (the connection's shutdown signal).</summary>
+    internal CancellationToken Shutdown { get; set; }
+
     /// <summary>True when the connection stays open after this response.</summary>
     internal bool KeepAlive { get; set; }
 
@@ -156,6 +159,26 @@ public partial class HttpResponse
 
         return _output.FlushAsync(cancellationToken);
     }
+
+    /// <summary>
+    /// Completes the response now and sends it, as if the handler had returned: Content-Length is computed from a body
+    /// that is still buffered, a chunked body gets its last chunk. Nothing can be written afterwards; the handler may go
+    /// on with other work (callbacks that must run once the client has the response), and the connection moves on to
+    /// the next request only when it returns. Calling it again only waits for the send.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">The body does not match a declared Content-Length, or the head cannot be written.</exception>
+    public ValueTask CompleteAsync(CancellationToken cancellationToken = default)
+    {
+        if (_state != ResponseState.Completed)
+        {
+            Complete();
+        }
+
+        return _output.FlushAsync(cancellationToken);
+    }
+
+    /// <summary>True once the response is complete (<see cref="CompleteAsync"/>, or the handler returned).</summary>
+    public bool HasCompleted => _state == ResponseState.Completed;
 
     /// <summary>Memory for the body writer: the free space of the staged body blocks.</summary>
     internal Memory<byte> GetBodyMemory(int sizeHint)

@@ -429,6 +429,7 @@ public class FalconetServer : IAsyncDisposable
     private HttpConnection RegisterConnection(TransportConnection transport)
     {
         var connection = new HttpConnection(transport, _settings!);
+        connection.SetQueued(ServerMetrics.ConnectionQueued(transport.LocalEndPoint));
         lock (_gate)
         {
             _connections.Add(connection);

@@ -9,7 +9,7 @@ namespace Falconet.Server;
 /// nobody observes pays one field read per event. Reasons are short snake_case strings, stable across versions, carried
 /// in the tag <see cref="ReasonTag"/>.
 /// </remarks>
-public static class ServerMetrics
+public static partial class ServerMetrics
 {
     /// <summary>Name of the meter.</summary>
     public const string MeterName = "Falconet.Server";

@@ -87,6 +87,34 @@ public class TimeoutTests : ServerTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task After_an_asynchronous_handler_the_watching_receive_still_honours_both_timeouts()
+    {
+        var clock = new ManualTimeProvider();
+        await using TestServer host = await StartAsync(clock, async context =>
+        {
+            await Task.Yield();
+            context.Response.Write("later"u8);
+        });
+
+        // Idle after the response: closed gracefully after the keep-alive timeout.
+        using RawClient idle = host.Connect();
+        await idle.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        (await idle.ReadResponseAsync()).BodyText.ShouldBe("later");
+        Task<int> idleEnd = idle.ReceiveEndAsync();
+
+        // Part of a second request after the response: 408 after the request-headers timeout.
+        using RawClient slow = host.Connect();
+        await slow.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        (await slow.ReadResponseAsync()).BodyText.ShouldBe("later");
+        await slow.SendAsync("GET / HTTP/1.1\r\nHo");
+        Task<RawResponse> timedOut = slow.ReadResponseAsync();
+
+        await AdvanceUntilAsync(clock, Task.WhenAll(idleEnd, timedOut));
+        (await idleEnd).ShouldBe(0);
+        (await timedOut).StatusCode.ShouldBe(408);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_slow_loris_request_head_is_answered_408_and_the_connection_closes()
     {
         var clock = new ManualTimeProvider();

@@ -1,0 +1,57 @@
+using System;
+using System.Threading;
+using System.Threading.Tasks;
+using Falconet.Http;
+using Falconet.Server;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+
+namespace Falconet.Hosting;
+
+/// <summary>The hosted service that starts a <see cref="FalconetServer"/> with the host and stops it gracefully with it.</summary>
+public sealed class FalconetHostedService : IHostedService, IAsyncDisposable
+{
+    private static readonly TimeSpan s_defaultShutdownTimeout = new FalconetServerOptions().ShutdownTimeout;
+
+    private readonly FalconetServerOptions _options;
+    private readonly IHttpApplication _application;
+    private readonly ILoggerFactory _loggerFactory;
+    private readonly TimeSpan? _hostShutdownTimeout;
+
+    /// <summary>Created by the container (see <see cref="FalconetServiceCollectionExtensions"/>).</summary>
+    public FalconetHostedService(IOptions<FalconetServerOptions> options, IHttpApplication application, ILoggerFactory loggerFactory,
+        IOptions<HostOptions>? hostOptions = null)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        _options = options.Value;
+        _application = application;
+        _loggerFactory = loggerFactory;
+        _hostShutdownTimeout = hostOptions?.Value.ShutdownTimeout;
+    }
+
+    /// <summary>The running server (null before the host started it).</summary>
+    public FalconetServer? Server { get; private set; }
+
+    /// <inheritdoc/>
+    public async Task StartAsync(CancellationToken cancellationToken)
+    {
+        // Logging goes through the host's logger factory unless the options name another; unless set explicitly, the
+        // host's shutdown timeout decides how long in-flight requests may finish.
+        _options.LoggerFactory ??= _loggerFactory;
+        if (_options.ShutdownTimeout == s_defaultShutdownTimeout && _hostShutdownTimeout is { } hostTimeout)
+        {
+            _options.ShutdownTimeout = hostTimeout;
+        }
+
+        var server = new FalconetServer(_options, _application);
+        Server = server;
+        await server.StartAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <inheritdoc/>
+    public Task StopAsync(CancellationToken cancellationToken) => Server?.StopAsync(cancellationToken) ?? Task.CompletedTask;
+
+    /// <inheritdoc/>
+    public ValueTask DisposeAsync() => Server?.DisposeAsync() ?? default;
+}

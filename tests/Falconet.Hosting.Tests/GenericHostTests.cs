@@ -1,0 +1,133 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using Falconet.AspNetCore.Tests.Infrastructure;
+using Falconet.Http;
+using Falconet.Http.Tests.Infrastructure;
+using Falconet.Server;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+using Shouldly;
+
+namespace Falconet.Hosting.Tests;
+
+/// <summary>Falconet on the generic host without ASP.NET Core: AddFalconet, configuration, validation, logging and stop.</summary>
+public sealed class GenericHostTests
+{
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Endpoints_limits_and_timeouts_come_from_the_Falconet_section()
+    {
+        using IHost host = Build(new()
+        {
+            ["Falconet:Endpoints:0"] = "http://127.0.0.1:0",
+            ["Falconet:Transport"] = "Sockets",
+            ["Falconet:KeepAliveTimeout"] = "00:01:00",
+            ["Falconet:Limits:MaxRequestHeaderCount"] = "3",
+        });
+        await host.StartAsync().WaitAsync(TestTimeouts.Operation);
+        FalconetServer server = host.Services.GetRequiredService<FalconetHostedService>().Server!;
+        server.Options.KeepAliveTimeout.ShouldBe(TimeSpan.FromMinutes(1));
+        server.Transport.ShouldBeOfType<Falconet.Transport.Sockets.SocketTransportFactory>();
+
+        using (RawClient client = RawClient.Connect(server.BoundEndpoints[0]))
+        {
+            await client.SendAsync("GET /hello HTTP/1.1\r\nHost: test\r\n\r\n");
+            (await client.ReadResponseAsync()).BodyText.ShouldBe("hello from the generic host");
+            await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n");
+            (await client.ReadResponseAsync()).StatusCode.ShouldBe(431);
+        }
+
+        await host.StopAsync().WaitAsync(TestTimeouts.Operation);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task The_server_logs_through_the_hosts_logger_factory()
+    {
+        var logs = new CapturingLoggerProvider();
+        using IHost host = Build(new() { ["Falconet:Endpoints:0"] = "127.0.0.1:0" }, builder => builder.Logging.AddProvider(logs));
+        await host.StartAsync().WaitAsync(TestTimeouts.Operation);
+        await host.StopAsync().WaitAsync(TestTimeouts.Operation);
+
+        logs.Entries.ShouldContain(e => e.Category == "Falconet.Server" && e.Message.StartsWith("Listening on 127.0.0.1:", StringComparison.Ordinal));
+        logs.Entries.ShouldContain(e => e.Category == "Falconet.Server" && e.Message == "Stopped");
+    }
+
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData("Falconet:KeepAliveTimout", "00:00:10", "Falconet:KeepAliveTimout: there is no such Falconet option")]
+    [InlineData("Falconet:Endpoints:0", "localhost", "Falconet:Endpoints:0: 'localhost' is not an endpoint")]
+    [InlineData("Falconet:RequestHeadersTimeout", "soon", "Falconet:RequestHeadersTimeout: 'soon' is not a valid TimeSpan")]
+    [InlineData("Falconet:RequestHeadersTimeout", "-00:00:01", "Falconet:RequestHeadersTimeout is -00:00:01: it must be positive")]
+    [InlineData("Falconet:Limits:MaxRequestHeaderCount", "0", "Falconet:Limits:MaxRequestHeaderCount: 0 is refused")]
+    [InlineData("Falconet:OutputBufferLimit", "0", "Falconet:OutputBufferLimit is 0: it must be more than 0.")]
+    [InlineData("Falconet:Transport", "Carrier", "Falconet:Transport: 'Carrier' is not a valid TransportKind")]
+    public async Task Invalid_configuration_fails_the_start_with_a_message_naming_the_key(string key, string value, string message)
+    {
+        var settings = new Dictionary<string, string?> { ["Falconet:Endpoints:0"] = "127.0.0.1:0" };
+        settings[key] = value;
+
+        using IHost host = Build(settings);
+        OptionsValidationException failure = await Should.ThrowAsync<OptionsValidationException>(() => host.StartAsync().WaitAsync(TestTimeouts.Operation));
+        failure.Message.ShouldContain(message);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_host_without_endpoints_fails_the_start_and_says_what_to_add()
+    {
+        using IHost host = Build(new());
+        OptionsValidationException failure = await Should.ThrowAsync<OptionsValidationException>(() => host.StartAsync().WaitAsync(TestTimeouts.Operation));
+        failure.Message.ShouldContain("Falconet:Endpoints is empty");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Stopping_the_host_lets_a_request_in_flight_finish_within_the_hosts_shutdown_timeout()
+    {
+        var entered = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        using IHost host = Build(
+            new() { ["Falconet:Endpoints:0"] = "127.0.0.1:0" },
+            builder => builder.Services.Configure<HostOptions>(options => options.ShutdownTimeout = TimeSpan.FromSeconds(20)),
+            async context =>
+            {
+                entered.TrySetResult();
+                await release.Task;
+                context.Response.Write("finished"u8);
+            });
+        await host.StartAsync().WaitAsync(TestTimeouts.Operation);
+        FalconetServer server = host.Services.GetRequiredService<FalconetHostedService>().Server!;
+        server.Options.ShutdownTimeout.ShouldBe(TimeSpan.FromSeconds(20));
+
+        using RawClient client = RawClient.Connect(server.BoundEndpoints[0]);
+        await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        await entered.Task.WaitAsync(TestTimeouts.Operation);
+        Task stopping = host.StopAsync();
+        await Task.Delay(200);
+        stopping.IsCompleted.ShouldBeFalse();
+        release.TrySetResult();
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("finished");
+        await stopping.WaitAsync(TestTimeouts.Operation);
+    }
+
+    [Fact]
+    public void The_hosting_package_does_not_depend_on_ASP_NET_Core()
+        => typeof(FalconetHostedService).Assembly.GetReferencedAssemblies()
+            .ShouldNotContain(name => name.Name!.StartsWith("Microsoft.AspNetCore", StringComparison.Ordinal));
+
+    private static IHost Build(Dictionary<string, string?> settings, Action<HostApplicationBuilder>? configure = null,
+        Func<HttpContext, ValueTask>? handler = null)
+    {
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.Configuration.AddInMemoryCollection(settings);
+        builder.Services.AddFalconet(handler ?? (context =>
+        {
+            context.Response.Write("hello from the generic host"u8);
+            return default;
+        }));
+        configure?.Invoke(builder);
+        return builder.Build();
+    }
+}
