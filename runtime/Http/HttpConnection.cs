@@ -13,17 +13,16 @@ namespace Falconet.Http;
 /// with one gathered call. Every object here lives as long as the connection and is reused per request.
 /// </summary>
 /// <remarks>
-/// The server starts a connection on its I/O thread (<see cref="TransportConnection.Schedule"/>), so parsing,
-/// the handler and the send run there from the first request on. Deadlines: while waiting for the first byte
-/// of a request the keep-alive deadline runs, from the first byte to the end of the header section the
-/// request-headers deadline; the server's heartbeat expires a passed one (<see cref="OnHeartbeat"/>) and stops
-/// the receive, and this loop then closes quietly, or answers 408 when part of a request has arrived.
+/// The server starts a connection with <see cref="TransportConnection.Schedule"/> (on the thread pool, or on the
+/// connection's I/O or loop thread where the transport has one), never on the accept loop. After that the loop
+/// continues wherever its awaited receive or send completes: on the thread that completed it by default, or on the
+/// connection's own thread with I/O threads. Deadlines (<see cref="ConnectionDeadline"/>): while waiting for the first
+/// byte of a request the keep-alive deadline runs, from the first byte to the end of the header section the
+/// request-headers deadline; the server's heartbeat expires a passed one (<see cref="OnHeartbeat"/>) and stops the
+/// receive, and this loop then closes quietly, or answers 408 when part of a request has arrived.
 /// </remarks>
 internal sealed class HttpConnection : IThreadPoolWorkItem
 {
-    /// <summary>The deadline value once the heartbeat expired it: receiving has stopped for good.</summary>
-    private const long Expired = long.MinValue;
-
     private static long s_nextId;
 
     private readonly TransportConnection _transport;
@@ -35,6 +34,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     private readonly HttpResponse _response;
     private readonly RequestBodyReader _body;
     private readonly HttpContext _context;
+    private readonly ConnectionDeadline _deadline = new();
     private ParsePhase _phase;
     private HeaderParseState _headerState;
     private bool _requestKeepAlive;
@@ -43,7 +43,6 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     private bool _lingerOnClose;
     private long _emptyLineBytes;
     private volatile bool _waitingForRequest;
-    private long _deadline = HttpConnectionSettings.NoDeadline;
 
     public HttpConnection(TransportConnection transport, HttpConnectionSettings settings)
     {
@@ -87,57 +86,22 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     /// </remarks>
     public void CloseIfIdle()
     {
-        if (_waitingForRequest)
+        if (_waitingForRequest && _deadline.TryExpireNow())
         {
-            TryExpire(Volatile.Read(ref _deadline));
+            _transport.StopReceiving();
         }
     }
 
     /// <summary>Called by the server's heartbeat: expires a deadline that has passed and wakes the loop by stopping its receive.</summary>
     public void OnHeartbeat(long now)
     {
-        long deadline = Volatile.Read(ref _deadline);
-        if (now >= deadline && deadline != Expired)
-        {
-            TryExpire(deadline);
-        }
-    }
-
-    private void TryExpire(long deadline)
-    {
-        if (deadline != Expired && deadline != HttpConnectionSettings.NoDeadline
-            && Interlocked.CompareExchange(ref _deadline, Expired, deadline) == deadline)
+        if (_deadline.TryExpireIfPassed(now))
         {
             _transport.StopReceiving();
         }
     }
 
-    /// <summary>Arms or clears the deadline (on the connection's thread); false when the heartbeat expired it first.</summary>
-    private bool TrySetDeadline(long deadline)
-    {
-        long current = Volatile.Read(ref _deadline);
-        while (current != Expired)
-        {
-            if (current == deadline)
-            {
-                return true;
-            }
-
-            long seen = Interlocked.CompareExchange(ref _deadline, deadline, current);
-            if (seen == current)
-            {
-                return true;
-            }
-
-            current = seen;
-        }
-
-        return false;
-    }
-
-    private bool IsExpired => Volatile.Read(ref _deadline) == Expired;
-
-    /// <summary>Starts <see cref="RunAsync"/> where the transport scheduled it: the connection's I/O thread.</summary>
+    /// <summary>Starts <see cref="RunAsync"/> where the transport scheduled it (see the remarks on the class).</summary>
     void IThreadPoolWorkItem.Execute() => _ = RunAsync();
 
     /// <summary>Runs the connection until the peer closes, a request asks to close, a deadline passes, or the server stops.</summary>
@@ -213,7 +177,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             if (parsed)
             {
                 _headDeadlineArmed = false;
-                if (!TrySetDeadline(HttpConnectionSettings.NoDeadline))
+                if (!_deadline.TrySet(ConnectionDeadline.None))
                 {
                     // The head completed as its deadline passed; receiving has already stopped.
                     await RespondRequestTimeoutAsync().ConfigureAwait(false);
@@ -283,7 +247,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                 // The idle clock starts once the responses are sent, so a slow reader is not idle. Both writes are
                 // published before the shutdown signal is read (see CloseIfIdle): once per batch, not per request.
                 _waitingForRequest = true;
-                bool armed = TrySetDeadline(_settings.DeadlineAfter(_settings.KeepAliveTimeout));
+                bool armed = _deadline.TrySet(_settings.DeadlineAfter(_settings.KeepAliveTimeout));
                 Interlocked.MemoryBarrier();
                 if (!armed || shutdown.IsCancellationRequested)
                 {
@@ -294,7 +258,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             {
                 // Part of a request has arrived: its head must be complete within the request-headers timeout.
                 _headDeadlineArmed = true;
-                if (!TrySetDeadline(_settings.DeadlineAfter(_settings.RequestHeadersTimeout)))
+                if (!_deadline.TrySet(_settings.DeadlineAfter(_settings.RequestHeadersTimeout)))
                 {
                     await RespondRequestTimeoutAsync().ConfigureAwait(false);
                     return;
@@ -306,7 +270,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             if (received == 0)
             {
                 // Expired: the heartbeat stopped the receive. Otherwise the peer closed its side.
-                if (!idle && IsExpired)
+                if (!idle && _deadline.IsExpired)
                 {
                     await RespondRequestTimeoutAsync().ConfigureAwait(false);
                 }
@@ -326,7 +290,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     {
         _transport.ShutdownSend();
         ReleaseIdleBlocks();
-        if (!TrySetDeadline(_settings.DeadlineAfter(_settings.LingerTimeout)))
+        if (!_deadline.TrySet(_settings.DeadlineAfter(_settings.LingerTimeout)))
         {
             return;
         }

@@ -14,10 +14,14 @@ using Microsoft.Extensions.Logging.Abstractions;
 namespace Falconet.Server;
 
 /// <summary>
-/// An HTTP/1.1 server: listens on the configured endpoints, runs one <see cref="HttpConnection"/> per
-/// accepted connection on that connection's I/O thread and calls the application once per request. Start with
-/// <see cref="StartAsync"/>, stop gracefully with <see cref="StopAsync"/> (or dispose).
+/// An HTTP/1.1 server: listens on the configured endpoints, runs one <see cref="HttpConnection"/> per accepted
+/// connection and calls the application once per request. Start with <see cref="StartAsync"/>, stop gracefully with
+/// <see cref="StopAsync"/> (or dispose).
 /// </summary>
+/// <remarks>
+/// The server holds the accept loops and the shutdown sequence; the open connections are in a
+/// <see cref="ConnectionRegistry{TConnection}"/>, and one <see cref="Heartbeat"/> checks their deadlines.
+/// </remarks>
 public sealed class FalconetServer : IAsyncDisposable
 {
     /// <summary>
@@ -30,18 +34,16 @@ public sealed class FalconetServer : IAsyncDisposable
     private readonly IHttpApplication _application;
     private readonly ILogger _logger;
     private readonly CancellationTokenSource _shutdown = new();
-    private readonly HashSet<HttpConnection> _connections = new();
+    private readonly ConnectionRegistry<HttpConnection> _connections = new();
     private readonly List<IConnectionListener> _listeners = new();
     private readonly List<Task> _acceptLoops = new();
     private readonly List<IPEndPoint> _boundEndpoints = new();
     private readonly Lock _gate = new();
-    private TaskCompletionSource? _allConnectionsClosed;
     private FalconetServerOptions? _running;
     private ITransportFactory? _transport;
     private IAsyncDisposable? _ownedTransport;
     private HttpConnectionSettings? _settings;
-    private ITimer? _heartbeat;
-    private int _heartbeatRunning;
+    private Heartbeat? _heartbeat;
     private Task? _stopTask;
     private long _peakConnectionOutput;
     private int _state;
@@ -72,16 +74,7 @@ public sealed class FalconetServer : IAsyncDisposable
     public long RequestCount => _settings is null ? 0 : Interlocked.Read(ref _settings.RequestsStarted);
 
     /// <summary>Connections open right now.</summary>
-    public int ConnectionCount
-    {
-        get
-        {
-            lock (_gate)
-            {
-                return _connections.Count;
-            }
-        }
-    }
+    public int ConnectionCount => _connections.Count;
 
     /// <summary>The most output bytes any closed connection held buffered at once (write-behind diagnostics).</summary>
     public long PeakConnectionOutputBuffered => Interlocked.Read(ref _peakConnectionOutput);
@@ -132,8 +125,7 @@ public sealed class FalconetServer : IAsyncDisposable
         }
 
         // One heartbeat for the whole server: no timer per connection, no allocation per request.
-        _heartbeat = options.TimeProvider.CreateTimer(static state => ((FalconetServer)state!).OnHeartbeat(), this,
-            options.HeartbeatInterval, options.HeartbeatInterval);
+        _heartbeat = new Heartbeat(options.TimeProvider, options.HeartbeatInterval, OnHeartbeat);
         foreach (IConnectionListener listener in _listeners)
         {
             _acceptLoops.Add(AcceptLoopAsync(listener));
@@ -231,28 +223,12 @@ public sealed class FalconetServer : IAsyncDisposable
 
         await Task.WhenAll(_acceptLoops).ConfigureAwait(false);
 
-        Task allClosed;
-        lock (_gate)
-        {
-            _allConnectionsClosed = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-            if (_connections.Count == 0)
-            {
-                _allConnectionsClosed.TrySetResult();
-            }
-
-            allClosed = _allConnectionsClosed.Task;
-        }
+        Task allClosed = _connections.WhenEmptyAsync();
 
         // Cancelled before idle connections are looked at: a connection about to wait reads it after publishing
         // that it waits, so each one either closes by itself or is closed here. Busy ones close after their request.
         _shutdown.Cancel();
-        lock (_gate)
-        {
-            foreach (HttpConnection connection in _connections)
-            {
-                connection.CloseIfIdle();
-            }
-        }
+        _connections.ForEach(0, static (connection, _) => connection.CloseIfIdle());
 
         TimeProvider clock = _running?.TimeProvider ?? TimeProvider.System;
         TimeSpan shutdownTimeout = _running?.ShutdownTimeout ?? TimeSpan.Zero;
@@ -262,13 +238,7 @@ public sealed class FalconetServer : IAsyncDisposable
         }
         catch (Exception exception) when (exception is TimeoutException or OperationCanceledException)
         {
-            HttpConnection[] remaining;
-            lock (_gate)
-            {
-                remaining = new HttpConnection[_connections.Count];
-                _connections.CopyTo(remaining);
-            }
-
+            HttpConnection[] remaining = _connections.Snapshot();
             ServerLog.AbortingConnections(_logger, remaining.Length);
             foreach (HttpConnection connection in remaining)
             {
@@ -307,30 +277,8 @@ public sealed class FalconetServer : IAsyncDisposable
         ServerLog.Stopped(_logger);
     }
 
-    private void OnHeartbeat()
-    {
-        // A tick that runs late must not overlap the next one.
-        if (Interlocked.Exchange(ref _heartbeatRunning, 1) != 0)
-        {
-            return;
-        }
-
-        try
-        {
-            long now = _settings!.TimeProvider.GetTimestamp();
-            lock (_gate)
-            {
-                foreach (HttpConnection connection in _connections)
-                {
-                    connection.OnHeartbeat(now);
-                }
-            }
-        }
-        finally
-        {
-            Volatile.Write(ref _heartbeatRunning, 0);
-        }
-    }
+    private void OnHeartbeat(long now) =>
+        _connections.ForEach(now, static (connection, now) => connection.OnHeartbeat(now));
 
     private async Task AcceptLoopAsync(IConnectionListener listener)
     {
@@ -361,13 +309,10 @@ public sealed class FalconetServer : IAsyncDisposable
             }
 
             var connection = new HttpConnection(accepted, _settings!);
-            lock (_gate)
-            {
-                _connections.Add(connection);
-            }
+            _connections.TryAdd(connection);
 
-            // The connection runs on its I/O thread from the first request on: a request that arrived with the
-            // connect would otherwise be parsed and handled here, stalling this loop, and rent off the owner path.
+            // Started elsewhere (the thread pool, or the connection's own thread): a request that arrived with the
+            // connect would otherwise be parsed and handled here, stalling this loop.
             accepted.Schedule(connection);
         }
     }
@@ -387,13 +332,6 @@ public sealed class FalconetServer : IAsyncDisposable
             current = seen;
         }
 
-        lock (_gate)
-        {
-            _connections.Remove(connection);
-            if (_connections.Count == 0)
-            {
-                _allConnectionsClosed?.TrySetResult();
-            }
-        }
+        _connections.Remove(connection);
     }
 }
