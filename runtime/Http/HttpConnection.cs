@@ -41,8 +41,11 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     private bool _headDeadlineArmed;
     private volatile bool _abortRequested;
     private bool _lingerOnClose;
+    private ConnectionCloseReason _closeReason;
+    private volatile bool _receiveStopped;
     private long _emptyLineBytes;
     private volatile bool _waitingForRequest;
+    private volatile bool _lingering;
 
     public HttpConnection(TransportConnection transport, HttpConnectionSettings settings)
     {
@@ -70,25 +73,35 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     /// <summary>The most output bytes this connection buffered at once (write-behind diagnostics).</summary>
     public long PeakBufferedOutput => _output.PeakBuffered;
 
-    public void RequestAbort() => _abortRequested = true;
+    /// <summary>The application asked for the connection to be reset after its handler returns.</summary>
+    public void RequestAbort()
+    {
+        _closeReason = ConnectionCloseReason.ApplicationAbort;
+        _abortRequested = true;
+    }
 
     /// <summary>Closes the connection at once (shutdown timeout passed).</summary>
     public void Abort()
     {
+        _closeReason = ConnectionCloseReason.ShutdownTimeout;
         _abortRequested = true;
         _transport.Abort();
     }
 
-    /// <summary>Server stopping: a connection waiting for its next request stops receiving, and its loop closes it gracefully.</summary>
+    /// <summary>
+    /// Server stopping: a connection waiting for its next request, or lingering after its last response, stops
+    /// receiving, and its loop closes it gracefully.
+    /// </summary>
     /// <remarks>
-    /// Pairs with the loop, which publishes <see cref="_waitingForRequest"/> and its deadline before it reads the
-    /// shutdown signal: the server cancels that signal before calling this, so one side always sees the other.
+    /// Pairs with the loop, which publishes <see cref="_waitingForRequest"/> (or <see cref="_lingering"/>) and its
+    /// deadline before it reads the shutdown signal: the server cancels that signal before calling this, so one side
+    /// always sees the other.
     /// </remarks>
     public void CloseIfIdle()
     {
-        if (_waitingForRequest && _deadline.TryExpireNow())
+        if ((_waitingForRequest || _lingering) && _deadline.TryExpireNow())
         {
-            _transport.StopReceiving();
+            StopReceiving();
         }
     }
 
@@ -97,8 +110,15 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     {
         if (_deadline.TryExpireIfPassed(now))
         {
-            _transport.StopReceiving();
+            StopReceiving();
         }
+    }
+
+    /// <summary>Wakes a pending receive for good (it returns what had arrived, or 0); later receives return 0.</summary>
+    private void StopReceiving()
+    {
+        _receiveStopped = true;
+        _transport.StopReceiving();
     }
 
     /// <summary>Starts <see cref="RunAsync"/> where the transport scheduled it (see the remarks on the class).</summary>
@@ -110,7 +130,8 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         try
         {
             await ProcessRequestsAsync().ConfigureAwait(false);
-            if (_lingerOnClose && !_abortRequested && !_input.PeerClosed)
+            // After a stop, a receive's 0 is not the peer's close: the client may still be sending.
+            if (_lingerOnClose && !_abortRequested && (!_input.PeerClosed || _receiveStopped))
             {
                 await LingerAsync().ConfigureAwait(false);
             }
@@ -119,6 +140,12 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         {
             _abortRequested = true;
             HttpLog.ConnectionError(_settings.Logger, Id, exception);
+        }
+
+        if (_closeReason != ConnectionCloseReason.None)
+        {
+            HttpLog.ClosedByServer(_settings.Logger, Id, ConnectionCloseReasons.Name(_closeReason));
+            Server.ServerMetrics.Count(Server.ServerMetrics.ClosedConnections, ConnectionCloseReasons.Name(_closeReason));
         }
 
         // Close first and wait until no receive or send is pending: an operation still in flight (a body read
@@ -170,7 +197,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                 await _output.FlushAsync().ConfigureAwait(false);
 
                 // The client may still be sending the rest of what it meant as a request.
-                _lingerOnClose = true;
+                CloseAfterResponse(ConnectionCloseReason.BadRequest);
                 return;
             }
 
@@ -225,10 +252,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                 if (!keepAlive)
                 {
                     await _output.FlushAsync().ConfigureAwait(false);
-
-                    // A rejected request, an unread body or pipelined bytes: the client is likely still sending, so
-                    // close without a reset.
-                    _lingerOnClose = !accepted || !_body.IsCompleted || _input.Buffered != 0;
+                    CloseAfterResponse(_closeReason != ConnectionCloseReason.None ? _closeReason : ReasonToClose());
                     return;
                 }
 
@@ -251,6 +275,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                 Interlocked.MemoryBarrier();
                 if (!armed || shutdown.IsCancellationRequested)
                 {
+                    _closeReason = shutdown.IsCancellationRequested ? ConnectionCloseReason.ServerStopping : ConnectionCloseReason.KeepAliveTimeout;
                     return;
                 }
             }
@@ -269,10 +294,17 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             _waitingForRequest = false;
             if (received == 0)
             {
-                // Expired: the heartbeat stopped the receive. Otherwise the peer closed its side.
-                if (!idle && _deadline.IsExpired)
+                // Expired: the heartbeat (or a stopping server) stopped the receive. Otherwise the peer closed its side.
+                if (_deadline.IsExpired)
                 {
-                    await RespondRequestTimeoutAsync().ConfigureAwait(false);
+                    if (!idle)
+                    {
+                        await RespondRequestTimeoutAsync().ConfigureAwait(false);
+                    }
+                    else
+                    {
+                        _closeReason = shutdown.IsCancellationRequested ? ConnectionCloseReason.ServerStopping : ConnectionCloseReason.KeepAliveTimeout;
+                    }
                 }
 
                 return;
@@ -288,9 +320,31 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     /// </summary>
     private async ValueTask LingerAsync()
     {
-        _transport.ShutdownSend();
         ReleaseIdleBlocks();
-        if (!_deadline.TrySet(_settings.DeadlineAfter(_settings.LingerTimeout)))
+        if (_receiveStopped)
+        {
+            // Receiving was stopped to wake this loop (a deadline passed): reads return nothing more, so the client gets
+            // the linger time to read the response (framed by its Content-Length) before the close, unless the server
+            // stops first. No FIN until then: Linux resets a socket whose both directions are shut down as soon as data
+            // arrives, and a stopped sockets receive is shutdown(SHUT_RD). Rare, so a timer.
+            try
+            {
+                await Task.Delay(HttpConnectionSettings.LingerTime, _settings.TimeProvider, _settings.Shutdown).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+            }
+
+            return;
+        }
+
+        _transport.ShutdownSend();
+
+        // Published before the shutdown signal is read, as for an idle connection (see CloseIfIdle).
+        _lingering = true;
+        bool armed = _deadline.TrySet(_settings.DeadlineAfter(_settings.LingerTimeout));
+        Interlocked.MemoryBarrier();
+        if (!armed || _settings.Shutdown.IsCancellationRequested)
         {
             return;
         }
@@ -319,9 +373,38 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     private ValueTask RespondRequestTimeoutAsync()
     {
         HttpLog.RequestHeadersTimedOut(_settings.Logger, Id);
+        Server.ServerMetrics.Count(Server.ServerMetrics.RejectedRequests, ConnectionCloseReasons.Name(ConnectionCloseReason.RequestHeadersTimeout));
         _response.Reset(isHead: false, http10: false, keepAlive: false);
         _response.TryWriteEmptyResponse(408, keepAlive: false);
+        CloseAfterResponse(ConnectionCloseReason.RequestHeadersTimeout);
         return _output.FlushAsync();
+    }
+
+    /// <summary>
+    /// Closes after the response just written, with a lingering close: the client may still be sending (the rest of a
+    /// rejected request, a body nobody read, pipelined requests, or bytes it sends while it reads the response).
+    /// </summary>
+    private void CloseAfterResponse(ConnectionCloseReason reason)
+    {
+        _closeReason = reason;
+        _lingerOnClose = true;
+    }
+
+    /// <summary>Why a request that was handled does not keep the connection, when nothing said so earlier.</summary>
+    private ConnectionCloseReason ReasonToClose()
+    {
+        if (_body.Truncated)
+        {
+            // The client closed in the middle of its body.
+            return ConnectionCloseReason.None;
+        }
+
+        if (_settings.Shutdown.IsCancellationRequested)
+        {
+            return ConnectionCloseReason.ServerStopping;
+        }
+
+        return _body.IsCompleted ? ConnectionCloseReason.ConnectionClose : ConnectionCloseReason.UnreadRequestBody;
     }
 
     /// <summary>
@@ -407,6 +490,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             HttpLog.BadRequest(_settings.Logger, Id, exception.StatusCode, exception.Message);
             _response.Reset(isHead, http10, keepAlive: false);
             _response.TryWriteEmptyResponse(exception.StatusCode, keepAlive: false);
+            _closeReason = ConnectionCloseReason.BadRequest;
             return false;
         }
 
@@ -472,6 +556,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             }
 
             HttpLog.AbortedAfterStart(_settings.Logger, Id);
+            _closeReason = badRequest is not null ? ConnectionCloseReason.BadRequest : ConnectionCloseReason.ApplicationError;
             return false;
         }
 
@@ -482,6 +567,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             HttpLog.BadRequest(_settings.Logger, Id, badRequest.StatusCode, badRequest.Message);
             statusCode = badRequest.StatusCode;
             keepAlive = false;
+            _closeReason = ConnectionCloseReason.BadRequest;
         }
         else
         {
@@ -489,6 +575,10 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             statusCode = 500;
             keepAlive = _requestKeepAlive && !_settings.Shutdown.IsCancellationRequested
                 && _body.CanDrain(_settings.MaxRequestBodyDrainSize);
+            if (!keepAlive && _requestKeepAlive)
+            {
+                _closeReason = ConnectionCloseReason.ApplicationError;
+            }
         }
 
         return _response.TryWriteEmptyResponse(statusCode, keepAlive);

@@ -35,7 +35,7 @@ internal sealed class TestServer : IAsyncDisposable
         return new TestServer(server);
     }
 
-    public RawClient Connect() => RawClient.Connect(EndPoint);
+    public RawClient Connect(int? receiveBufferSize = null) => RawClient.Connect(EndPoint, receiveBufferSize);
 
     public async ValueTask DisposeAsync()
     {
