@@ -35,6 +35,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     private readonly RequestBodyReader _body;
     private readonly HttpContext _context;
     private readonly ConnectionDeadline _deadline = new();
+    private readonly DataRateMonitor _rates;
     private ParsePhase _phase;
     private HeaderParseState _headerState;
     private bool _requestKeepAlive;
@@ -53,9 +54,10 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         _settings = settings;
         Id = Interlocked.Increment(ref s_nextId);
         _input = new Http1Input(transport);
-        _output = new Http1OutputBuffer(transport, settings.OutputBufferLimit);
+        _rates = new DataRateMonitor(settings.TimeProvider, settings.MinRequestBodyDataRate, settings.MinResponseDataRate);
+        _output = new Http1OutputBuffer(transport, settings.OutputBufferLimit, _rates);
         _requestHeaders = new RequestHeaders();
-        _body = new RequestBodyReader(_input, _output, transport.Pool, settings.Limits);
+        _body = new RequestBodyReader(_input, _output, transport.Pool, settings.Limits, _rates);
         _request = new HttpRequest(_requestHeaders, _body);
         _response = new HttpResponse(new ResponseHeaders(), _output, transport.Pool);
         _body.Attach(_response);
@@ -105,12 +107,27 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         }
     }
 
-    /// <summary>Called by the server's heartbeat: expires a deadline that has passed and wakes the loop by stopping its receive.</summary>
+    /// <summary>
+    /// Called by the server's heartbeat: expires a deadline that has passed and wakes the loop by stopping its receive;
+    /// stops the receive of a request body that arrives below its minimum rate (the body read then fails with 408);
+    /// resets a connection whose client reads the response below its minimum rate (it cannot be told otherwise).
+    /// </summary>
     public void OnHeartbeat(long now)
     {
         if (_deadline.TryExpireIfPassed(now))
         {
             StopReceiving();
+        }
+
+        switch (_rates.Check(now))
+        {
+            case ConnectionCloseReason.MinRequestBodyDataRate:
+                StopReceiving();
+                break;
+            case ConnectionCloseReason.MinResponseDataRate:
+                _abortRequested = true;
+                _transport.Abort();
+                break;
         }
     }
 
@@ -140,6 +157,11 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         {
             _abortRequested = true;
             HttpLog.ConnectionError(_settings.Logger, Id, exception);
+        }
+
+        if (_rates.Violation != ConnectionCloseReason.None)
+        {
+            _closeReason = _rates.Violation;
         }
 
         if (_closeReason != ConnectionCloseReason.None)
@@ -543,6 +565,12 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     private bool TryRespondToFailure(Exception exception)
     {
         BadHttpRequestException? badRequest = exception as BadHttpRequestException ?? _body.Fault;
+        if (_rates.Violation == ConnectionCloseReason.MinResponseDataRate)
+        {
+            // The heartbeat reset the connection under a write: the client's doing, not the application's.
+            return false;
+        }
+
         if (_response.HasStarted)
         {
             // A bad request body found after the response started is the client's fault, not the application's.

@@ -53,6 +53,12 @@ internal sealed class HttpConnectionSettings
     /// <summary>The initial <see cref="HttpResponse.AllowSynchronousWrites"/> of every request.</summary>
     public bool AllowSynchronousWrites { get; init; }
 
+    /// <summary>The least rate a request body must arrive at while the server waits for it (null: none).</summary>
+    public Server.MinDataRate? MinRequestBodyDataRate { get; init; }
+
+    /// <summary>The least rate a client must read the response at while a send waits for it (null: none).</summary>
+    public Server.MinDataRate? MinResponseDataRate { get; init; }
+
     /// <summary><see cref="LingerTime"/> in timestamp ticks.</summary>
     public long LingerTimeout { get; }
 

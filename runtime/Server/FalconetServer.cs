@@ -100,6 +100,8 @@ public sealed class FalconetServer : IAsyncDisposable
             options.TimeProvider, _logger, _shutdown.Token, OnConnectionClosed)
         {
             AllowSynchronousWrites = options.AllowSynchronousWrites,
+            MinRequestBodyDataRate = options.MinRequestBodyDataRate,
+            MinResponseDataRate = options.MinResponseDataRate,
         };
         DateHeaderValues.Acquire();
         try

@@ -78,6 +78,22 @@ public sealed class FalconetServerOptions
     /// </summary>
     public TimeSpan RequestHeadersTimeout { get; set; } = TimeSpan.FromSeconds(30);
 
+    /// <summary>
+    /// The least rate a request body must arrive at while the server waits for it (default 240 bytes/s after a 5 s grace
+    /// period, as Kestrel's): time the handler spends not reading does not count. Below it the body read fails with a
+    /// <see cref="Http.BadHttpRequestException"/> of status 408, answered 408 when the response has not started, and the
+    /// connection closes. Null turns it off.
+    /// </summary>
+    public MinDataRate? MinRequestBodyDataRate { get; set; } = new(240, TimeSpan.FromSeconds(5));
+
+    /// <summary>
+    /// The least rate a client must read the response at (default 240 bytes/s, with a 5 s grace period): a send that
+    /// waits for the client must complete within the time its bytes take at this rate, or 5 s, whichever is longer;
+    /// otherwise the connection is reset. It also ends a client that pipelines requests and never reads the answers.
+    /// Null turns it off.
+    /// </summary>
+    public MinDataRate? MinResponseDataRate { get; set; } = new(240, TimeSpan.FromSeconds(5));
+
     /// <summary>Where the server logs (default: nowhere).</summary>
     public ILoggerFactory? LoggerFactory { get; set; }
 
@@ -138,6 +154,8 @@ public sealed class FalconetServerOptions
             ShutdownTimeout = ShutdownTimeout,
             KeepAliveTimeout = KeepAliveTimeout,
             RequestHeadersTimeout = RequestHeadersTimeout,
+            MinRequestBodyDataRate = MinRequestBodyDataRate,
+            MinResponseDataRate = MinResponseDataRate,
             LoggerFactory = LoggerFactory,
             TrackPoolLeaks = TrackPoolLeaks,
             TimeProvider = TimeProvider,
