@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Net;
+using System.Net.Sockets;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Buffers;
@@ -30,11 +31,17 @@ public sealed class FalconetServer : IAsyncDisposable
     /// </summary>
     public static readonly TimeSpan AbortGrace = TimeSpan.FromSeconds(1);
 
+    /// <summary>The first pause of an accept loop that ran out of file descriptors; it doubles up to <see cref="MaxAcceptBackoff"/>.</summary>
+    internal static readonly TimeSpan InitialAcceptBackoff = TimeSpan.FromMilliseconds(10);
+
+    /// <summary>The longest pause of an accept loop that runs out of file descriptors again and again.</summary>
+    internal static readonly TimeSpan MaxAcceptBackoff = TimeSpan.FromSeconds(1);
+
     private readonly FalconetServerOptions _options;
     private readonly IHttpApplication _application;
     private readonly ILogger _logger;
     private readonly CancellationTokenSource _shutdown = new();
-    private readonly ConnectionRegistry<HttpConnection> _connections = new();
+    private ConnectionRegistry<HttpConnection> _connections = new();
     private readonly List<IConnectionListener> _listeners = new();
     private readonly List<Task> _acceptLoops = new();
     private readonly List<IPEndPoint> _boundEndpoints = new();
@@ -46,6 +53,7 @@ public sealed class FalconetServer : IAsyncDisposable
     private Heartbeat? _heartbeat;
     private Task? _stopTask;
     private long _peakConnectionOutput;
+    private long _refusedConnections;
     private int _state;
 
     /// <summary>Creates a server that calls <paramref name="application"/> for every request.</summary>
@@ -75,6 +83,16 @@ public sealed class FalconetServer : IAsyncDisposable
 
     /// <summary>Connections open right now.</summary>
     public int ConnectionCount => _connections.Count;
+
+    /// <summary>
+    /// The most connections the server keeps open at once (<see cref="FalconetServerOptions.MaxConnections"/>, or the
+    /// limit derived from the process's file descriptor limit when that is null); known once started.
+    /// </summary>
+    public int MaxConnections => _connections.Limit;
+
+    /// <summary>Connections refused since the server started because <see cref="MaxConnections"/> were open (by the server, or by its built-in libuv transport at accept).</summary>
+    public long RefusedConnectionCount =>
+        Interlocked.Read(ref _refusedConnections) + (_transport is LibuvTransportFactory libuv && _ownedTransport is not null ? Interlocked.Read(ref libuv.RefusedConnections) : 0);
 
     /// <summary>The most output bytes any closed connection held buffered at once (write-behind diagnostics).</summary>
     public long PeakConnectionOutputBuffered => Interlocked.Read(ref _peakConnectionOutput);
@@ -106,10 +124,20 @@ public sealed class FalconetServer : IAsyncDisposable
         DateHeaderValues.Acquire();
         try
         {
-            _transport = options.TransportFactory ?? CreateBuiltInTransport(options);
+            // Derived before the transport opens its own descriptors; the reserve covers those.
+            _connections = new ConnectionRegistry<HttpConnection>(options.MaxConnections ?? DescriptorLimit.DefaultMaxConnections());
+            ServerLog.ConnectionLimit(_logger, _connections.Limit, DescriptorLimit.SoftLimit() ?? -1);
+            _transport = options.TransportFactory ?? CreateBuiltInTransport(options, _connections.Limit);
             if (options.TransportFactory is null)
             {
                 _ownedTransport = _transport as IAsyncDisposable;
+            }
+
+            // Loads what renting a block needs while descriptors are plentiful: an assembly that fails to load when the
+            // process is out of them stays failed for its whole life, and no connection could rent again.
+            foreach (SlabMemoryPool pool in _transport.Pools)
+            {
+                pool.Return(pool.Rent());
             }
 
             foreach (IPEndPoint endpoint in options.Endpoints)
@@ -155,8 +183,8 @@ public sealed class FalconetServer : IAsyncDisposable
         }
     }
 
-    /// <summary>Blocks rented from the I/O pools and not yet returned (diagnostics and tests).</summary>
-    internal long BlocksOutstanding
+    /// <summary>Blocks rented from the transport's pools and not yet returned: 0 once the server has stopped and every connection ended.</summary>
+    public long BlocksOutstanding
     {
         get
         {
@@ -196,7 +224,7 @@ public sealed class FalconetServer : IAsyncDisposable
         _shutdown.Dispose();
     }
 
-    private static ITransportFactory CreateBuiltInTransport(FalconetServerOptions options) => options.Transport switch
+    private static ITransportFactory CreateBuiltInTransport(FalconetServerOptions options, int maxConnections) => options.Transport switch
     {
         TransportKind.Sockets => new SocketTransportFactory(new SocketTransportOptions
         {
@@ -210,6 +238,7 @@ public sealed class FalconetServer : IAsyncDisposable
             LoopCount = options.IoThreadCount,
             TrackLeaks = options.TrackPoolLeaks,
             LoggerFactory = options.LoggerFactory,
+            MaxConnections = maxConnections,
         }),
         _ => throw new NotSupportedException($"Unknown transport {options.Transport}."),
     };
@@ -285,6 +314,7 @@ public sealed class FalconetServer : IAsyncDisposable
     private async Task AcceptLoopAsync(IConnectionListener listener)
     {
         await Task.Yield();
+        TimeSpan backoff = TimeSpan.Zero;
         while (true)
         {
             TransportConnection? accepted;
@@ -297,11 +327,23 @@ public sealed class FalconetServer : IAsyncDisposable
                 ServerLog.AcceptFailed(_logger, exception);
                 return;
             }
+            catch (SocketException exception) when (exception.SocketErrorCode == SocketError.TooManyOpenSockets)
+            {
+                // EMFILE or ENFILE: the connection stays in the listen backlog. Pause, longer each time in a row, and go
+                // on serving the open connections, which give descriptors back as they close.
+                backoff = backoff == TimeSpan.Zero ? InitialAcceptBackoff : TimeSpan.FromTicks(Math.Min(backoff.Ticks * 2, MaxAcceptBackoff.Ticks));
+                if (backoff == InitialAcceptBackoff)
+                {
+                    ServerLog.OutOfDescriptors(_logger, ConnectionCount, exception);
+                }
+
+                await Task.Delay(backoff).ConfigureAwait(false);
+                continue;
+            }
             catch (Exception exception)
             {
-                // For example too many open files: back off a little instead of spinning.
                 ServerLog.AcceptFailed(_logger, exception);
-                await Task.Delay(10).ConfigureAwait(false);
+                await Task.Delay(InitialAcceptBackoff).ConfigureAwait(false);
                 continue;
             }
 
@@ -310,12 +352,56 @@ public sealed class FalconetServer : IAsyncDisposable
                 return;
             }
 
+            if (backoff != TimeSpan.Zero)
+            {
+                backoff = TimeSpan.Zero;
+                ServerLog.AcceptingAgain(_logger, ConnectionCount);
+            }
+
+            // Checked before the connection's objects are made, so a flood past the limit costs an accept and a close.
+            if (_connections.Count >= _connections.Limit)
+            {
+                Refuse(accepted);
+                continue;
+            }
+
             var connection = new HttpConnection(accepted, _settings!);
-            _connections.TryAdd(connection);
+            if (!_connections.TryAdd(connection))
+            {
+                // Another accept loop took the last place; the connection has rented nothing yet.
+                Refuse(accepted);
+                continue;
+            }
 
             // Started elsewhere (the thread pool, or the connection's own thread): a request that arrived with the
             // connect would otherwise be parsed and handled here, stalling this loop.
             accepted.Schedule(connection);
+        }
+    }
+
+    /// <summary>Closes a connection past <see cref="MaxConnections"/> at once (reset), without reading from it.</summary>
+    private void Refuse(TransportConnection accepted)
+    {
+        Interlocked.Increment(ref _refusedConnections);
+        ServerMetrics.Count(ServerMetrics.RejectedConnections, ServerMetrics.ConnectionLimitReason);
+        ServerLog.ConnectionRefused(_logger, accepted.RemoteEndPoint, ServerMetrics.ConnectionLimitReason, _connections.Limit);
+        accepted.Abort();
+        ValueTask disposed = accepted.DisposeAsync();
+        if (!disposed.IsCompletedSuccessfully)
+        {
+            _ = ObserveAsync(disposed);
+        }
+
+        static async Task ObserveAsync(ValueTask disposed)
+        {
+            try
+            {
+                await disposed.ConfigureAwait(false);
+            }
+            catch (Exception)
+            {
+                // Refused and reset: nothing is left to do with a failure to close it.
+            }
         }
     }
 

@@ -61,6 +61,14 @@ public sealed class FalconetServerOptions
     public int IoThreadCount { get; set; } = Environment.ProcessorCount;
 
     /// <summary>
+    /// The most connections open at once (default null: derived from the process's file descriptor limit, leaving a
+    /// reserve of an eighth of it, at least 64, for the rest of the process). A connection accepted past it is closed at
+    /// once with a reset, counted (<c>falconet.server.rejected_connections</c>, reason <c>connection_limit</c>) and
+    /// logged at debug level.
+    /// </summary>
+    public int? MaxConnections { get; set; }
+
+    /// <summary>
     /// How long <see cref="FalconetServer.StopAsync"/> lets in-flight requests finish before aborting them
     /// (default 10 s); it then waits at most <see cref="FalconetServer.AbortGrace"/> more for aborted handlers to return.
     /// </summary>
@@ -117,6 +125,11 @@ public sealed class FalconetServerOptions
         ArgumentNullException.ThrowIfNull(TimeProvider);
         ArgumentOutOfRangeException.ThrowIfLessThan(OutputBufferLimit, 1, nameof(OutputBufferLimit));
         ArgumentOutOfRangeException.ThrowIfNegative(MaxRequestBodyDrainSize, nameof(MaxRequestBodyDrainSize));
+        if (MaxConnections is int maxConnections)
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(maxConnections, 1, nameof(MaxConnections));
+        }
+
         ArgumentOutOfRangeException.ThrowIfLessThan(ShutdownTimeout, TimeSpan.Zero, nameof(ShutdownTimeout));
         ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(HeartbeatInterval, TimeSpan.Zero, nameof(HeartbeatInterval));
         ValidateTimeout(KeepAliveTimeout, nameof(KeepAliveTimeout));
@@ -151,6 +164,7 @@ public sealed class FalconetServerOptions
             Scheduling = Scheduling,
             AllowSynchronousWrites = AllowSynchronousWrites,
             IoThreadCount = IoThreadCount,
+            MaxConnections = MaxConnections,
             ShutdownTimeout = ShutdownTimeout,
             KeepAliveTimeout = KeepAliveTimeout,
             RequestHeadersTimeout = RequestHeadersTimeout,

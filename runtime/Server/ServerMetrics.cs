@@ -26,6 +26,9 @@ public static class ServerMetrics
     /// <summary>Tag that carries the reason of a rejection or close.</summary>
     public const string ReasonTag = "falconet.reason";
 
+    /// <summary>The reason of a connection refused because the server's open-connection limit was reached.</summary>
+    public const string ConnectionLimitReason = "connection_limit";
+
     private static readonly Meter s_meter = new(MeterName, "1.0");
 
     internal static readonly Counter<long> RejectedRequests = s_meter.CreateCounter<long>(

@@ -10,7 +10,7 @@ namespace Falconet.Samples.Plaintext;
 /// <summary>Runs the TechEmpower sample until Ctrl+C (SIGINT) or SIGTERM, then stops gracefully.</summary>
 internal static class Program
 {
-    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--stats]";
+    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--max-connections N] [--stats]";
 
     public static async Task<int> Main(string[] args)
     {
@@ -26,7 +26,7 @@ internal static class Program
             return 2;
         }
 
-        var options = new FalconetServerOptions { Scheduling = arguments.Scheduling };
+        var options = new FalconetServerOptions { Scheduling = arguments.Scheduling, MaxConnections = arguments.MaxConnections };
         if (arguments.Transport is { } transport)
         {
             options.Transport = transport;
@@ -38,6 +38,8 @@ internal static class Program
         using PosixSignalRegistration sigint = PosixSignalRegistration.Create(PosixSignal.SIGINT, OnSignal);
         using PosixSignalRegistration sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnSignal);
 
+        // Counted from the start, only when asked for: the figures printed on exit.
+        using ServerCounters? counters = arguments.Stats ? new ServerCounters() : null;
         await using var server = new FalconetServer(options, new PlaintextApplication());
         try
         {
@@ -50,18 +52,25 @@ internal static class Program
             return 1;
         }
 
-        Console.WriteLine($"Falconet listening on http://{server.BoundEndpoints[0]} (/plaintext, /json) with the {options.Transport.ToString().ToLowerInvariant()} transport; press Ctrl+C to stop");
+        Console.WriteLine($"Falconet listening on http://{server.BoundEndpoints[0]} (/plaintext, /json) with the {options.Transport.ToString().ToLowerInvariant()} transport, at most {server.MaxConnections} connections; press Ctrl+C to stop");
 
         await stop.Task.ConfigureAwait(false);
         await server.StopAsync().ConfigureAwait(false);
 
-        if (arguments.Stats)
+        if (counters is not null)
         {
             long requests = server.RequestCount;
             long allocated = GC.GetTotalAllocatedBytes(precise: true) - allocatedAtStart;
             double perRequest = requests == 0 ? 0 : (double)allocated / requests;
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"requests={requests} allocated_bytes_per_request={perRequest:F2} gen0={GC.CollectionCount(0) - gen0AtStart} gen1={GC.CollectionCount(1) - gen1AtStart} gen2={GC.CollectionCount(2) - gen2AtStart}"));
+
+            // After the stop every connection has ended, so every pool block must be back.
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"connections_open={server.ConnectionCount} blocks_outstanding={server.BlocksOutstanding} max_connections={server.MaxConnections}"));
+            Console.WriteLine(counters.Line(ServerMetrics.RejectedConnectionsName));
+            Console.WriteLine(counters.Line(ServerMetrics.RejectedRequestsName));
+            Console.WriteLine(counters.Line(ServerMetrics.ClosedConnectionsName));
         }
 
         return 0;

@@ -6,7 +6,7 @@ using Falconet.Transport;
 
 namespace Falconet.Samples.Plaintext;
 
-/// <summary>The sample's command line: --port N (default 8080), --transport sockets|libuv, --scheduling threadpool|iothreads, --stats; an option left out takes the server's default.</summary>
+/// <summary>The sample's command line: --port N (default 8080), --transport sockets|libuv, --scheduling threadpool|iothreads, --max-connections N, --stats; an option left out takes the server's default.</summary>
 internal sealed class SampleArguments
 {
     public int Port { get; private set; } = 8080;
@@ -16,6 +16,8 @@ internal sealed class SampleArguments
     public IoScheduling? Scheduling { get; private set; }
 
     public bool Stats { get; private set; }
+
+    public int? MaxConnections { get; private set; }
 
     public static bool TryParse(string[] args, [NotNullWhen(true)] out SampleArguments? parsed, [NotNullWhen(false)] out string? error)
     {
@@ -70,6 +72,15 @@ internal sealed class SampleArguments
                     break;
                 case "--stats":
                     result.Stats = true;
+                    break;
+                case "--max-connections":
+                    if (i + 1 >= args.Length || !int.TryParse(args[++i], NumberStyles.None, CultureInfo.InvariantCulture, out int max) || max < 1)
+                    {
+                        error = "--max-connections needs a positive number.";
+                        return false;
+                    }
+
+                    result.MaxConnections = max;
                     break;
                 case "-h" or "--help":
                     error = "Falconet TechEmpower sample.";
