@@ -34,6 +34,9 @@ public sealed class FalconetServer : IAsyncDisposable
     /// <summary>The first pause of an accept loop that ran out of file descriptors; it doubles up to <see cref="MaxAcceptBackoff"/>.</summary>
     internal static readonly TimeSpan InitialAcceptBackoff = TimeSpan.FromMilliseconds(10);
 
+    /// <summary>How many bytes of idle slabs released at once make the server ask the garbage collector to give memory back (4 MiB).</summary>
+    internal const long CollectAfterReleasing = 4 * 1024 * 1024;
+
     /// <summary>The longest pause of an accept loop that runs out of file descriptors again and again.</summary>
     internal static readonly TimeSpan MaxAcceptBackoff = TimeSpan.FromSeconds(1);
 
@@ -51,6 +54,7 @@ public sealed class FalconetServer : IAsyncDisposable
     private IAsyncDisposable? _ownedTransport;
     private HttpConnectionSettings? _settings;
     private Heartbeat? _heartbeat;
+    private IdleSlabReleaser? _slabReleaser;
     private Task? _stopTask;
     private long _peakConnectionOutput;
     private long _refusedConnections;
@@ -152,6 +156,12 @@ public sealed class FalconetServer : IAsyncDisposable
         {
             await StopAsync(CancellationToken.None).ConfigureAwait(false);
             throw;
+        }
+
+        if (options.PoolIdleTimeout != Timeout.InfiniteTimeSpan)
+        {
+            _slabReleaser = new IdleSlabReleaser(_transport!.Pools,
+                (long)(options.PoolIdleTimeout.TotalSeconds * options.TimeProvider.TimestampFrequency), options.TimeProvider.GetTimestamp());
         }
 
         // One heartbeat for the whole server: no timer per connection, no allocation per request.
@@ -308,8 +318,21 @@ public sealed class FalconetServer : IAsyncDisposable
         ServerLog.Stopped(_logger);
     }
 
-    private void OnHeartbeat(long now) =>
+    private void OnHeartbeat(long now)
+    {
         _connections.ForEach(now, static (connection, now) => connection.OnHeartbeat(now));
+        if (_slabReleaser?.OnTick(now) is int released and > 0)
+        {
+            long bytes = (long)released * SlabMemoryPool.SlabSize;
+            ServerLog.ReleasedIdleSlabs(_logger, released, bytes);
+            if (bytes >= CollectAfterReleasing)
+            {
+                // Released slabs are garbage only: without a collection an idle process keeps them resident, and an ordinary
+                // one keeps the regions committed. Rare: once when a peak's slabs go idle, on a heap that is small by then.
+                GC.Collect(2, GCCollectionMode.Aggressive, blocking: true, compacting: true);
+            }
+        }
+    }
 
     private async Task AcceptLoopAsync(IConnectionListener listener)
     {

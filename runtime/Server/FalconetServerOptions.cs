@@ -102,6 +102,12 @@ public sealed class FalconetServerOptions
     /// </summary>
     public MinDataRate? MinResponseDataRate { get; set; } = new(240, TimeSpan.FromSeconds(5));
 
+    /// <summary>
+    /// How long a pool of the transport must rent nothing before its free slabs are given back to the garbage collector
+    /// (default 10 s), and how often again while it stays idle; <see cref="Timeout.InfiniteTimeSpan"/> keeps every slab.
+    /// </summary>
+    public TimeSpan PoolIdleTimeout { get; set; } = TimeSpan.FromSeconds(10);
+
     /// <summary>Where the server logs (default: nowhere).</summary>
     public ILoggerFactory? LoggerFactory { get; set; }
 
@@ -134,6 +140,7 @@ public sealed class FalconetServerOptions
         ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(HeartbeatInterval, TimeSpan.Zero, nameof(HeartbeatInterval));
         ValidateTimeout(KeepAliveTimeout, nameof(KeepAliveTimeout));
         ValidateTimeout(RequestHeadersTimeout, nameof(RequestHeadersTimeout));
+        ValidateTimeout(PoolIdleTimeout, nameof(PoolIdleTimeout));
         if (TransportFactory is not null)
         {
             return;
@@ -170,6 +177,7 @@ public sealed class FalconetServerOptions
             RequestHeadersTimeout = RequestHeadersTimeout,
             MinRequestBodyDataRate = MinRequestBodyDataRate,
             MinResponseDataRate = MinResponseDataRate,
+            PoolIdleTimeout = PoolIdleTimeout,
             LoggerFactory = LoggerFactory,
             TrackPoolLeaks = TrackPoolLeaks,
             TimeProvider = TimeProvider,

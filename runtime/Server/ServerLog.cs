@@ -34,6 +34,9 @@ internal static partial class ServerLog
     [LoggerMessage(EventId = 112, Level = LogLevel.Information, Message = "Accepting connections again after running out of file descriptors ({Count} connections open)")]
     public static partial void AcceptingAgain(ILogger logger, int count);
 
+    [LoggerMessage(EventId = 114, Level = LogLevel.Debug, Message = "Released {Count} idle slabs ({Bytes} bytes) of the transport's pools")]
+    public static partial void ReleasedIdleSlabs(ILogger logger, int count, long bytes);
+
     [LoggerMessage(EventId = 113, Level = LogLevel.Information, Message = "At most {Limit} connections open at once (file descriptor limit {DescriptorLimit}, -1 when unknown)")]
     public static partial void ConnectionLimit(ILogger logger, int limit, long descriptorLimit);
 }
