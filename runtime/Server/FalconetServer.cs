@@ -34,9 +34,6 @@ public sealed class FalconetServer : IAsyncDisposable
     /// <summary>The first pause of an accept loop that ran out of file descriptors; it doubles up to <see cref="MaxAcceptBackoff"/>.</summary>
     internal static readonly TimeSpan InitialAcceptBackoff = TimeSpan.FromMilliseconds(10);
 
-    /// <summary>How many bytes of idle slabs released at once make the server ask the garbage collector to give memory back (4 MiB).</summary>
-    internal const long CollectAfterReleasing = 4 * 1024 * 1024;
-
     /// <summary>The longest pause of an accept loop that runs out of file descriptors again and again.</summary>
     internal static readonly TimeSpan MaxAcceptBackoff = TimeSpan.FromSeconds(1);
 
@@ -54,7 +51,7 @@ public sealed class FalconetServer : IAsyncDisposable
     private IAsyncDisposable? _ownedTransport;
     private HttpConnectionSettings? _settings;
     private Heartbeat? _heartbeat;
-    private IdleSlabReleaser? _slabReleaser;
+    private IdleMemory? _idleMemory;
     private Task? _stopTask;
     private long _peakConnectionOutput;
     private long _refusedConnections;
@@ -160,7 +157,7 @@ public sealed class FalconetServer : IAsyncDisposable
 
         if (options.PoolIdleTimeout != Timeout.InfiniteTimeSpan)
         {
-            _slabReleaser = new IdleSlabReleaser(_transport!.Pools,
+            _idleMemory = new IdleMemory(_transport!.Pools,
                 (long)(options.PoolIdleTimeout.TotalSeconds * options.TimeProvider.TimestampFrequency), options.TimeProvider.GetTimestamp());
         }
 
@@ -194,22 +191,16 @@ public sealed class FalconetServer : IAsyncDisposable
     }
 
     /// <summary>Blocks rented from the transport's pools and not yet returned: 0 once the server has stopped and every connection ended.</summary>
-    public long BlocksOutstanding
-    {
-        get
-        {
-            long total = 0;
-            if (_transport is not null)
-            {
-                foreach (SlabMemoryPool pool in _transport.Pools)
-                {
-                    total += pool.BlocksOutstanding;
-                }
-            }
+    public long BlocksOutstanding => SumOverPools(static pool => pool.BlocksOutstanding);
 
-            return total;
-        }
-    }
+    /// <summary>Slabs the transport's pools have allocated since the server started (each 128 KiB).</summary>
+    public long PoolSlabsAllocated => SumOverPools(static pool => pool.SlabsAllocated);
+
+    /// <summary>Slabs the transport's pools have given back after they were idle.</summary>
+    public long PoolSlabsReleased => SumOverPools(static pool => pool.SlabsReleased);
+
+    /// <summary>Bytes of slabs the transport's pools hold now.</summary>
+    public long PoolBytesReserved => SumOverPools(static pool => pool.BytesReserved);
 
     /// <summary>Waits until every block of every I/O pool is back (tests call this after stopping the server).</summary>
     /// <exception cref="PoolLeakException">Blocks are still out after <paramref name="timeout"/>; the message lists who rented them.</exception>
@@ -232,6 +223,20 @@ public sealed class FalconetServer : IAsyncDisposable
     {
         await StopAsync(CancellationToken.None).ConfigureAwait(false);
         _shutdown.Dispose();
+    }
+
+    private long SumOverPools(Func<SlabMemoryPool, long> value)
+    {
+        long total = 0;
+        if (_transport is not null)
+        {
+            foreach (SlabMemoryPool pool in _transport.Pools)
+            {
+                total += value(pool);
+            }
+        }
+
+        return total;
     }
 
     private static ITransportFactory CreateBuiltInTransport(FalconetServerOptions options, int maxConnections) => options.Transport switch
@@ -321,16 +326,9 @@ public sealed class FalconetServer : IAsyncDisposable
     private void OnHeartbeat(long now)
     {
         _connections.ForEach(now, static (connection, now) => connection.OnHeartbeat(now));
-        if (_slabReleaser?.OnTick(now) is int released and > 0)
+        if (_idleMemory?.OnTick(now, RequestCount) is int released and > 0)
         {
-            long bytes = (long)released * SlabMemoryPool.SlabSize;
-            ServerLog.ReleasedIdleSlabs(_logger, released, bytes);
-            if (bytes >= CollectAfterReleasing)
-            {
-                // Released slabs are garbage only: without a collection an idle process keeps them resident, and an ordinary
-                // one keeps the regions committed. Rare: once when a peak's slabs go idle, on a heap that is small by then.
-                GC.Collect(2, GCCollectionMode.Aggressive, blocking: true, compacting: true);
-            }
+            ServerLog.ReleasedIdleSlabs(_logger, released, (long)released * SlabMemoryPool.SlabSize);
         }
     }
 

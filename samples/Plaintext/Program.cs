@@ -67,7 +67,7 @@ internal static class Program
 
             // After the stop every connection has ended, so every pool block must be back.
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"connections_open={server.ConnectionCount} blocks_outstanding={server.BlocksOutstanding} max_connections={server.MaxConnections}"));
+                $"connections_open={server.ConnectionCount} blocks_outstanding={server.BlocksOutstanding} max_connections={server.MaxConnections} slabs_allocated={server.PoolSlabsAllocated} slabs_released={server.PoolSlabsReleased}"));
             Console.WriteLine(counters.Line(ServerMetrics.RejectedConnectionsName));
             Console.WriteLine(counters.Line(ServerMetrics.RejectedRequestsName));
             Console.WriteLine(counters.Line(ServerMetrics.ClosedConnectionsName));
