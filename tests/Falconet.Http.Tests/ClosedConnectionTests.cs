@@ -59,13 +59,7 @@ public class ClosedConnectionTests : ServerTests
         await slow.SendAsync("GET / HTTP/1.1\r\nHost: te");
         Task<RawResponse> timedOut = slow.ReadResponseAsync();
         Task<int> idleEnd = idle.ReceiveEndAsync();
-        for (int i = 0; i < 100 && !(timedOut.IsCompleted && idleEnd.IsCompleted && host.Server.ConnectionCount == 0); i++)
-        {
-            clock.Advance(TimeSpan.FromSeconds(1));
-            await Task.Delay(20);
-        }
-
-        host.Server.ConnectionCount.ShouldBe(0);
+        (await clock.AdvanceUntilAsync(() => timedOut.IsCompleted && idleEnd.IsCompleted && host.Server.ConnectionCount == 0, TimeSpan.FromSeconds(1))).ShouldBeTrue();
         (await timedOut).StatusCode.ShouldBe(408);
         (await idleEnd).ShouldBe(0);
 

@@ -33,18 +33,6 @@ public class DataRateTests : ServerTests
     private static bool ClosedFor(RecordingLoggerFactory logs, string reason) =>
         logs.Entries.Any(e => e.EventId == ClosedByServerEvent && e.Message.EndsWith($"({reason})", StringComparison.Ordinal));
 
-    /// <summary>Advances the clock a step at a time, giving the server a moment after each, until <paramref name="done"/> holds.</summary>
-    private static async Task AdvanceUntilAsync(ManualTimeProvider clock, Func<bool> done, TimeSpan step)
-    {
-        for (int i = 0; i < 200 && !done(); i++)
-        {
-            clock.Advance(step);
-            await Task.Delay(20);
-        }
-
-        done().ShouldBeTrue();
-    }
-
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_body_that_arrives_below_the_minimum_rate_is_answered_408_and_the_connection_closes()
     {
@@ -69,8 +57,35 @@ public class DataRateTests : ServerTests
         tooSlow.Header("Connection").ShouldBe("close");
         clock.Elapsed.ShouldBeGreaterThan(TimeSpan.FromSeconds(2));
 
-        await AdvanceUntilAsync(clock, () => host.Server.ConnectionCount == 0, Step);
+        (await clock.AdvanceUntilAsync(() => host.Server.ConnectionCount == 0, Step)).ShouldBeTrue();
         ClosedFor(logs, "min_request_body_data_rate").ShouldBeTrue();
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task With_the_defaults_a_body_trickled_at_10_bytes_a_second_is_answered_408_once_the_5_s_grace_has_passed()
+    {
+        var clock = new ManualTimeProvider();
+        var logs = new RecordingLoggerFactory();
+        await using TestServer host = await StartServerAsync(BodyHashing.EchoHashWithReader, options =>
+        {
+            options.TimeProvider = clock;
+            options.HeartbeatInterval = Step;
+            options.LoggerFactory = logs;
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 1000000\r\n\r\n");
+        Task<RawResponse> response = client.ReadResponseAsync();
+        for (int i = 0; i < 60 && !response.IsCompleted; i++)
+        {
+            await client.SendAsync(new byte[10]);
+            await Task.Delay(20);
+            clock.Advance(Step);
+            await Task.WhenAny(response, Task.Delay(20));
+        }
+
+        (await response.WaitAsync(TestTimeouts.Operation)).StatusCode.ShouldBe(408);
+        clock.Elapsed.ShouldBeGreaterThan(TimeSpan.FromSeconds(5));
+        clock.Elapsed.ShouldBeLessThan(TimeSpan.FromSeconds(10));
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
@@ -170,7 +185,7 @@ public class DataRateTests : ServerTests
         await client.SendAsync("GET /large HTTP/1.1\r\nHost: test\r\n\r\n");
 
         // The client never reads: the server's sends stall once the socket buffers are full.
-        await AdvanceUntilAsync(clock, () => handlerFailed.Task.IsCompleted && host.Server.ConnectionCount == 0, TimeSpan.FromSeconds(5));
+        (await clock.AdvanceUntilAsync(() => handlerFailed.Task.IsCompleted && host.Server.ConnectionCount == 0, TimeSpan.FromSeconds(5))).ShouldBeTrue();
 
         (await handlerFailed.Task.WaitAsync(TestTimeouts.Operation)).ShouldBeAssignableTo<System.IO.IOException>();
         ClosedFor(logs, "min_response_data_rate").ShouldBeTrue();
@@ -201,7 +216,7 @@ public class DataRateTests : ServerTests
             await Task.Delay(10);
         }
 
-        await AdvanceUntilAsync(clock, () => host.Server.ConnectionCount == 0, TimeSpan.FromSeconds(5));
+        (await clock.AdvanceUntilAsync(() => host.Server.ConnectionCount == 0, TimeSpan.FromSeconds(5))).ShouldBeTrue();
 
         ClosedFor(logs, "min_response_data_rate").ShouldBeTrue();
         host.Server.RequestCount.ShouldBeLessThan(1_000);

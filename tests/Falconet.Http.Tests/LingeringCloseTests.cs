@@ -74,13 +74,7 @@ public class LingeringCloseTests : ServerTests
         (await ReadEndAsync(client)).ShouldBe(0);
         await Task.Delay(200);
         host.Server.ConnectionCount.ShouldBe(1);
-        for (int i = 0; i < 100 && host.Server.ConnectionCount != 0; i++)
-        {
-            clock.Advance(TimeSpan.FromMilliseconds(500));
-            await Task.Delay(20);
-        }
-
-        host.Server.ConnectionCount.ShouldBe(0);
+        (await clock.AdvanceUntilAsync(() => host.Server.ConnectionCount == 0, TimeSpan.FromMilliseconds(500))).ShouldBeTrue();
         clock.Elapsed.ShouldBeGreaterThanOrEqualTo(TimeSpan.FromSeconds(2));
     }
 

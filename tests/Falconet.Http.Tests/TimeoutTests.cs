@@ -143,13 +143,7 @@ public class TimeoutTests : ServerTests
         host.Server.ConnectionCount.ShouldBe(1);
 
         // The linger time (2 s) passes: then the connection closes.
-        for (int i = 0; i < 100 && host.Server.ConnectionCount != 0; i++)
-        {
-            clock.Advance(TimeSpan.FromMilliseconds(500));
-            await Task.Delay(20);
-        }
-
-        host.Server.ConnectionCount.ShouldBe(0);
+        (await clock.AdvanceUntilAsync(() => host.Server.ConnectionCount == 0, TimeSpan.FromMilliseconds(500))).ShouldBeTrue();
         clock.Elapsed.ShouldBeGreaterThanOrEqualTo(RequestHeaders + TimeSpan.FromSeconds(2));
     }
 
