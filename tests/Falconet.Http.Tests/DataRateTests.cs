@@ -30,6 +30,22 @@ public class DataRateTests : ServerTests
             options.MinResponseDataRate = response;
         });
 
+    /// <summary>Sends a request with a 1 MB body, then 10 of its bytes per second of the clock until the response comes.</summary>
+    private static async Task<RawResponse> TrickleBodyAsync(RawClient client, ManualTimeProvider clock)
+    {
+        await client.SendAsync("POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 1000000\r\n\r\n");
+        Task<RawResponse> response = client.ReadResponseAsync();
+        for (int i = 0; i < 60 && !response.IsCompleted; i++)
+        {
+            await client.SendAsync(new byte[10]);
+            await Task.Delay(20);
+            clock.Advance(Step);
+            await Task.WhenAny(response, Task.Delay(20));
+        }
+
+        return await response.WaitAsync(TestTimeouts.Operation);
+    }
+
     private static bool ClosedFor(RecordingLoggerFactory logs, string reason) =>
         logs.Entries.Any(e => e.EventId == ClosedByServerEvent && e.Message.EndsWith($"({reason})", StringComparison.Ordinal));
 
@@ -40,19 +56,9 @@ public class DataRateTests : ServerTests
         var logs = new RecordingLoggerFactory();
         await using TestServer host = await StartAsync(clock, logs, BodyHashing.EchoHashWithReader, body: new MinDataRate(100, TimeSpan.FromSeconds(2)));
         using RawClient client = host.Connect();
-        await client.SendAsync("POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 100000\r\n\r\n");
-        Task<RawResponse> response = client.ReadResponseAsync();
 
         // 10 bytes a second, far below 100 B/s.
-        for (int i = 0; i < 60 && !response.IsCompleted; i++)
-        {
-            await client.SendAsync(new byte[10]);
-            await Task.Delay(20);
-            clock.Advance(Step);
-            await Task.WhenAny(response, Task.Delay(20));
-        }
-
-        RawResponse tooSlow = await response.WaitAsync(TestTimeouts.Operation);
+        RawResponse tooSlow = await TrickleBodyAsync(client, clock);
         tooSlow.StatusCode.ShouldBe(408);
         tooSlow.Header("Connection").ShouldBe("close");
         clock.Elapsed.ShouldBeGreaterThan(TimeSpan.FromSeconds(2));
@@ -73,17 +79,8 @@ public class DataRateTests : ServerTests
             options.LoggerFactory = logs;
         });
         using RawClient client = host.Connect();
-        await client.SendAsync("POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 1000000\r\n\r\n");
-        Task<RawResponse> response = client.ReadResponseAsync();
-        for (int i = 0; i < 60 && !response.IsCompleted; i++)
-        {
-            await client.SendAsync(new byte[10]);
-            await Task.Delay(20);
-            clock.Advance(Step);
-            await Task.WhenAny(response, Task.Delay(20));
-        }
 
-        (await response.WaitAsync(TestTimeouts.Operation)).StatusCode.ShouldBe(408);
+        (await TrickleBodyAsync(client, clock)).StatusCode.ShouldBe(408);
         clock.Elapsed.ShouldBeGreaterThan(TimeSpan.FromSeconds(5));
         clock.Elapsed.ShouldBeLessThan(TimeSpan.FromSeconds(10));
     }
