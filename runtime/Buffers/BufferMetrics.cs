@@ -24,6 +24,9 @@ public static class BufferMetrics
     /// <summary>Observable counter: slabs allocated on the pinned object heap.</summary>
     public const string SlabsAllocatedName = "falconet.buffers.slabs.allocated";
 
+    /// <summary>Observable counter: slabs given back to the garbage collector after the pool was idle.</summary>
+    public const string SlabsReleasedName = "falconet.buffers.slabs.released";
+
     /// <summary>Tag that carries the pool name.</summary>
     public const string PoolTag = "falconet.pool";
 
@@ -36,6 +39,7 @@ public static class BufferMetrics
         meter.CreateObservableCounter(BlocksRentedName, static () => Observe(static p => p.BlocksRented), "{block}", "Blocks rented since the pool was created.");
         meter.CreateObservableUpDownCounter(BlocksInUseName, static () => Observe(static p => p.BlocksOutstanding), "{block}", "Blocks rented and not yet returned.");
         meter.CreateObservableCounter(SlabsAllocatedName, static () => Observe(static p => p.SlabsAllocated), "{slab}", "Slabs allocated on the pinned object heap.");
+        meter.CreateObservableCounter(SlabsReleasedName, static () => Observe(static p => p.SlabsReleased), "{slab}", "Slabs given back to the garbage collector after the pool was idle.");
         return meter;
     }
 

@@ -25,10 +25,11 @@ public sealed class MemoryBlock : ReadOnlySequenceSegment<byte>
     /// <summary>End of the data window (exclusive), an offset into <see cref="Memory"/>.</summary>
     public int End;
 
-    internal MemoryBlock(SlabMemoryPool pool, byte[] slab, int offset, int id)
+    internal MemoryBlock(SlabMemoryPool pool, SlabMemoryPool.Slab slab, byte[] array, int offset, int id)
     {
         Pool = pool;
-        _memory = new Memory<byte>(slab, offset, SlabMemoryPool.BlockSize);
+        Slab = slab;
+        _memory = new Memory<byte>(array, offset, SlabMemoryPool.BlockSize);
         Id = id;
     }
 
@@ -60,6 +61,9 @@ public sealed class MemoryBlock : ReadOnlySequenceSegment<byte>
 
     /// <summary>Number of data bytes, <c>End - Start</c>.</summary>
     public int Length => End - Start;
+
+    /// <summary>The slab the block was cut from.</summary>
+    internal SlabMemoryPool.Slab Slab { get; }
 
     /// <summary>A number unique within the pool, used by diagnostics.</summary>
     internal int Id { get; }

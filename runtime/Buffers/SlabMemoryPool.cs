@@ -9,11 +9,19 @@ using System.Threading.Tasks;
 
 namespace Falconet.Buffers;
 
-/// <summary>A pool of page-aligned 4 KiB blocks cut from 128 KiB slabs pinned on the pinned object heap, owned by one I/O thread.</summary>
+/// <summary>A pool of page-aligned 4 KiB blocks cut from 128 KiB slabs pinned on the pinned object heap, owned by one thread or by none.</summary>
 /// <remarks>
+/// <para>
 /// The owner thread rents and returns through an intrusive stack with no lock and no atomic read-modify-write
 /// besides the block's own state flag. Other threads return through a lock-free queue that the owner drains
-/// when its stack runs dry, and rent from that queue. A slab is cut only when both are empty.
+/// when its stack runs dry, and rent from that queue. A slab is cut only when both are empty. A pool owned by no
+/// thread (<see cref="NoOwnerThread"/>) uses the queue alone.
+/// </para>
+/// <para>
+/// Memory is given back by <see cref="ReleaseFreeSlabs"/>, which something outside the rent and return paths calls
+/// when the pool has been idle (the server's heartbeat, through <see cref="IdleSlabReleaser"/>): a slab whose every
+/// block is free is dropped, and the garbage collector frees it.
+/// </para>
 /// </remarks>
 public sealed class SlabMemoryPool : IDisposable
 {
@@ -31,8 +39,11 @@ public sealed class SlabMemoryPool : IDisposable
 
     private readonly ConcurrentQueue<MemoryBlock> _shared = new();
     private readonly object _slabLock = new();
-    private readonly List<MemoryBlock> _allBlocks = new();
+    private readonly List<Slab> _liveSlabs = new();
     private readonly int _ownerThreadId;
+    private int _nextBlockId;
+    private int _releasePass;
+    private ReleaseOnOwner? _releaseOnOwner;
 
     // Owner-thread state: written only by the owner thread.
     private MemoryBlock? _ownerFree;
@@ -44,6 +55,7 @@ public sealed class SlabMemoryPool : IDisposable
     private long _foreignRents;
     private long _foreignReturns;
     private long _slabs;
+    private long _slabsReleased;
 
     private volatile bool _disposed;
 
@@ -77,6 +89,12 @@ public sealed class SlabMemoryPool : IDisposable
     /// <summary>Managed id of the thread whose rent and return take the lock-free fast path.</summary>
     public int OwnerThreadId => _ownerThreadId;
 
+    /// <summary>
+    /// Runs work on the owner thread (its loop's or lane's queue), so that <see cref="ReleaseFreeSlabs"/> called elsewhere
+    /// can count the blocks in the owner's own stack; null when the pool has no owner or nobody set it.
+    /// </summary>
+    internal Action<IThreadPoolWorkItem>? OwnerScheduler { get; init; }
+
     /// <summary>Blocks rented and not yet returned.</summary>
     public long BlocksOutstanding
     {
@@ -97,6 +115,12 @@ public sealed class SlabMemoryPool : IDisposable
 
     /// <summary>Number of slabs allocated since the pool was created.</summary>
     public long SlabsAllocated => Interlocked.Read(ref _slabs);
+
+    /// <summary>Number of slabs given back (left to the garbage collector) since the pool was created.</summary>
+    public long SlabsReleased => Interlocked.Read(ref _slabsReleased);
+
+    /// <summary>Bytes of slabs the pool holds now, free blocks and rented ones.</summary>
+    public long BytesReserved => (SlabsAllocated - SlabsReleased) * SlabSize;
 
     /// <summary>Rents a block with an empty data window; any thread may call it, the owner thread takes the fast path.</summary>
     public MemoryBlock Rent()
@@ -185,12 +209,15 @@ public sealed class SlabMemoryPool : IDisposable
         int count = 0;
         lock (_slabLock)
         {
-            foreach (MemoryBlock block in _allBlocks)
+            foreach (Slab slab in _liveSlabs)
             {
-                if (block.IsRented)
+                foreach (MemoryBlock block in slab.Blocks)
                 {
-                    count++;
-                    report.AppendLine(block.Describe());
+                    if (block.IsRented)
+                    {
+                        count++;
+                        report.AppendLine(block.Describe());
+                    }
                 }
             }
         }
@@ -208,6 +235,79 @@ public sealed class SlabMemoryPool : IDisposable
 
         _disposed = true;
         BufferMetrics.Unregister(this);
+    }
+
+    /// <summary>
+    /// Gives back every slab whose blocks are all free: they leave the pool, and the garbage collector frees the slab.
+    /// Returns how many were released. Called off the rent and return paths (the server's heartbeat does it once the pool
+    /// has been idle); renting and returning may go on meanwhile on any thread, and only ever keep a slab.
+    /// </summary>
+    /// <remarks>
+    /// A free block counts when it waits in the shared queue. Called on the owner thread, the owner's stack is moved to
+    /// the queue first. Called elsewhere on a pool with an <see cref="OwnerScheduler"/>, the release is handed to the owner
+    /// thread and this returns 0 (<see cref="SlabsReleased"/> shows it once done); without one, the slabs of the blocks
+    /// in the owner's stack (at most 64) are kept.
+    /// </remarks>
+    public int ReleaseFreeSlabs()
+    {
+        if (_ownerThreadId != NoOwnerThread && Environment.CurrentManagedThreadId != _ownerThreadId && OwnerScheduler is { } schedule)
+        {
+            schedule(_releaseOnOwner ??= new ReleaseOnOwner(this));
+            return 0;
+        }
+
+        return ReleaseFreeSlabsHere();
+    }
+
+    /// <summary>The release itself, on whatever thread calls it (the owner's stack counts only on the owner thread).</summary>
+    private int ReleaseFreeSlabsHere()
+    {
+        if (_disposed)
+        {
+            return 0;
+        }
+
+        if (Environment.CurrentManagedThreadId == _ownerThreadId)
+        {
+            while (_ownerFree is { } block)
+            {
+                _ownerFree = block.NextFree;
+                block.NextFree = null;
+                _shared.Enqueue(block);
+            }
+
+            _ownerFreeCount = 0;
+        }
+
+        lock (_slabLock)
+        {
+            if (_liveSlabs.Count == 0)
+            {
+                return 0;
+            }
+
+            // Every free block leaves the queue for a moment; a rent that finds it empty meanwhile cuts a slab, a return
+            // meanwhile keeps its slab: neither is ever wrong, and an idle pool sees neither.
+            int pass = ++_releasePass;
+            var free = new List<MemoryBlock>();
+            while (_shared.TryDequeue(out MemoryBlock? block))
+            {
+                free.Add(block);
+                block.Slab.CountFree(pass);
+            }
+
+            int released = _liveSlabs.RemoveAll(static slab => slab.TryRelease());
+            foreach (MemoryBlock block in free)
+            {
+                if (!block.Slab.IsAllFree)
+                {
+                    _shared.Enqueue(block);
+                }
+            }
+
+            Interlocked.Add(ref _slabsReleased, released);
+            return released;
+        }
     }
 
     private MemoryBlock RefillOnOwnerThread()
@@ -246,19 +346,21 @@ public sealed class SlabMemoryPool : IDisposable
     [MethodImpl(MethodImplOptions.NoInlining)]
     private MemoryBlock AllocateSlab(bool onOwnerThread)
     {
-        byte[] slab = GC.AllocateUninitializedArray<byte>(SlabSize, pinned: true);
-        int offset = AlignmentOffset(slab);
+        byte[] array = GC.AllocateUninitializedArray<byte>(SlabSize, pinned: true);
+        int offset = AlignmentOffset(array);
         int count = (SlabSize - offset) / BlockSize;
         MemoryBlock first;
         lock (_slabLock)
         {
             ObjectDisposedException.ThrowIf(_disposed, this);
-            first = new MemoryBlock(this, slab, offset, _allBlocks.Count);
-            _allBlocks.Add(first);
+            var slab = new Slab(count);
+            _liveSlabs.Add(slab);
+            first = new MemoryBlock(this, slab, array, offset, _nextBlockId++);
+            slab.Blocks[0] = first;
             for (int i = 1; i < count; i++)
             {
-                var block = new MemoryBlock(this, slab, offset + (i * BlockSize), _allBlocks.Count);
-                _allBlocks.Add(block);
+                var block = new MemoryBlock(this, slab, array, offset + (i * BlockSize), _nextBlockId++);
+                slab.Blocks[i] = block;
                 if (onOwnerThread)
                 {
                     block.NextFree = _ownerFree;
@@ -282,6 +384,42 @@ public sealed class SlabMemoryPool : IDisposable
     {
         nuint address = (nuint)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(slab));
         return (int)((BlockSize - (address & (BlockSize - 1))) & (BlockSize - 1));
+    }
+
+    /// <summary>A release handed to the owner thread; run elsewhere (the owner has stopped) it releases what it can there.</summary>
+    private sealed class ReleaseOnOwner(SlabMemoryPool pool) : IThreadPoolWorkItem
+    {
+        public void Execute() => pool.ReleaseFreeSlabsHere();
+    }
+
+    /// <summary>One pinned array and the blocks cut from it; released as a whole once every block is free.</summary>
+    internal sealed class Slab(int blockCount)
+    {
+        private int _pass;
+        private int _free;
+
+        public MemoryBlock[] Blocks { get; } = new MemoryBlock[blockCount];
+
+        /// <summary>True when the release pass under way found every block of the slab free.</summary>
+        public bool IsAllFree => _free == Blocks.Length;
+
+        /// <summary>True once the slab has left the pool; none of its blocks is ever rented again.</summary>
+        public bool Released { get; private set; }
+
+        /// <summary>Marks the slab released when the pass under way found every block free.</summary>
+        public bool TryRelease() => Released = IsAllFree;
+
+        /// <summary>Counts one free block seen by release pass <paramref name="pass"/>.</summary>
+        public void CountFree(int pass)
+        {
+            if (_pass != pass)
+            {
+                _pass = pass;
+                _free = 0;
+            }
+
+            _free++;
+        }
     }
 
     private void ThrowForeignBlock(MemoryBlock block) =>

@@ -20,13 +20,15 @@ internal sealed class Http1OutputBuffer : IDisposable
     private readonly BlockChain _chain;
     private readonly long _limit;
     private readonly BlockChainWriter _writer;
+    private readonly DataRateMonitor? _rates;
 
-    public Http1OutputBuffer(TransportConnection transport, long limit)
+    public Http1OutputBuffer(TransportConnection transport, long limit, DataRateMonitor? rates = null)
     {
         _transport = transport;
         _chain = new BlockChain(transport.Pool);
         _limit = limit;
         _writer = new BlockChainWriter(_chain);
+        _rates = rates;
     }
 
     /// <summary>Bytes buffered and not yet handed to the transport.</summary>
@@ -94,13 +96,23 @@ internal sealed class Http1OutputBuffer : IDisposable
             return default;
         }
 
+        // The client is not taking the bytes as fast as they come: the minimum response data rate applies.
+        _rates?.SendStarted(data.Length);
         return AwaitSendAsync(send, data.End);
     }
 
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     private async ValueTask AwaitSendAsync(ValueTask send, SequencePosition end)
     {
-        await send.ConfigureAwait(false);
+        try
+        {
+            await send.ConfigureAwait(false);
+        }
+        finally
+        {
+            _rates?.SendEnded();
+        }
+
         _chain.Consume(end);
     }
 

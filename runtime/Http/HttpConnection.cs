@@ -14,17 +14,16 @@ namespace Falconet.Http;
 /// with one gathered call. Every object here lives as long as the connection and is reused per request.
 /// </summary>
 /// <remarks>
-/// The server starts a connection on its I/O thread (<see cref="TransportConnection.Schedule"/>), so parsing,
-/// the handler and the send run there from the first request on. Deadlines: while waiting for the first byte
-/// of a request the keep-alive deadline runs, from the first byte to the end of the header section the
-/// request-headers deadline; the server's heartbeat expires a passed one (<see cref="OnHeartbeat"/>) and stops
-/// the receive, and this loop then closes quietly, or answers 408 when part of a request has arrived.
+/// The server starts a connection with <see cref="TransportConnection.Schedule"/> (on the thread pool, or on the
+/// connection's I/O or loop thread where the transport has one), never on the accept loop. After that the loop
+/// continues wherever its awaited receive or send completes: on the thread that completed it by default, or on the
+/// connection's own thread with I/O threads. Deadlines (<see cref="ConnectionDeadline"/>): while waiting for the first
+/// byte of a request the keep-alive deadline runs, from the first byte to the end of the header section the
+/// request-headers deadline; the server's heartbeat expires a passed one (<see cref="OnHeartbeat"/>) and stops the
+/// receive, and this loop then closes quietly, or answers 408 when part of a request has arrived.
 /// </remarks>
 internal sealed class HttpConnection : IThreadPoolWorkItem
 {
-    /// <summary>The deadline value once the heartbeat expired it: receiving has stopped for good.</summary>
-    private const long Expired = long.MinValue;
-
     private static long s_nextId;
 
     private readonly TransportConnection _transport;
@@ -39,15 +38,19 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     private readonly IoThreadReturn _ioThread;
     private readonly RequestAbortSignal _abortSignal = new();
     private ServerMetrics.ConnectionMeasurement _metrics;
+    private readonly ConnectionDeadline _deadline = new();
+    private readonly DataRateMonitor _rates;
     private ParsePhase _phase;
     private HeaderParseState _headerState;
     private bool _requestKeepAlive;
     private bool _headDeadlineArmed;
     private volatile bool _abortRequested;
     private bool _lingerOnClose;
+    private ConnectionCloseReason _closeReason;
+    private volatile bool _receiveStopped;
     private int _emptyLineBytes;
     private volatile bool _waitingForRequest;
-    private long _deadline = HttpConnectionSettings.NoDeadline;
+    private volatile bool _lingering;
 
     public HttpConnection(TransportConnection transport, HttpConnectionSettings settings)
     {
@@ -55,10 +58,11 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         _settings = settings;
         Id = Interlocked.Increment(ref s_nextId);
         _input = new Http1Input(transport, _abortSignal);
-        _output = new Http1OutputBuffer(transport, settings.OutputBufferLimit);
+        _rates = new DataRateMonitor(settings.TimeProvider, settings.MinRequestBodyDataRate, settings.MinResponseDataRate);
+        _output = new Http1OutputBuffer(transport, settings.OutputBufferLimit, _rates);
         HeaderSetBinding headerSet = settings.HeaderSet;
         _requestHeaders = headerSet.CreateRequestHeaders();
-        _body = new RequestBodyReader(_input, _output, transport.Pool, settings.Limits);
+        _body = new RequestBodyReader(_input, _output, transport.Pool, settings.Limits, _rates);
         _request = headerSet.CreateRequest(_requestHeaders, _body);
         _response = headerSet.CreateResponse(_output, transport.Pool);
         _response.Shutdown = settings.Shutdown;
@@ -86,8 +90,10 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     /// <summary>Cancelled when the client goes away or the request is aborted (see <see cref="HttpContext.RequestAborted"/>).</summary>
     public CancellationToken RequestAborted => _abortSignal.Token;
 
+    /// <summary>The application asked for the connection to be reset after its handler returns.</summary>
     public void RequestAbort()
     {
+        _closeReason = ConnectionCloseReason.ApplicationAbort;
         _abortRequested = true;
         _abortSignal.Abort();
     }
@@ -95,69 +101,61 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     /// <summary>Closes the connection at once (shutdown timeout passed).</summary>
     public void Abort()
     {
+        _closeReason = ConnectionCloseReason.ShutdownTimeout;
         _abortRequested = true;
         _abortSignal.Abort();
         _transport.Abort();
     }
 
-    /// <summary>Server stopping: a connection waiting for its next request stops receiving, and its loop closes it gracefully.</summary>
+    /// <summary>
+    /// Server stopping: a connection waiting for its next request, or lingering after its last response, stops
+    /// receiving, and its loop closes it gracefully.
+    /// </summary>
     /// <remarks>
-    /// Pairs with the loop, which publishes <see cref="_waitingForRequest"/> and its deadline before it reads the
-    /// shutdown signal: the server cancels that signal before calling this, so one side always sees the other.
+    /// Pairs with the loop, which publishes <see cref="_waitingForRequest"/> (or <see cref="_lingering"/>) and its
+    /// deadline before it reads the shutdown signal: the server cancels that signal before calling this, so one side
+    /// always sees the other.
     /// </remarks>
     public void CloseIfIdle()
     {
-        if (_waitingForRequest)
+        if ((_waitingForRequest || _lingering) && _deadline.TryExpireNow())
         {
-            TryExpire(Volatile.Read(ref _deadline));
+            StopReceiving();
         }
     }
 
-    /// <summary>Called by the server's heartbeat: expires a deadline that has passed and wakes the loop by stopping its receive.</summary>
+    /// <summary>
+    /// Called by the server's heartbeat: expires a deadline that has passed and wakes the loop by stopping its receive;
+    /// stops the receive of a request body that arrives below its minimum rate (the body read then fails with 408);
+    /// resets a connection whose client reads the response below its minimum rate (it cannot be told otherwise).
+    /// </summary>
     public void OnHeartbeat(long now)
     {
-        long deadline = Volatile.Read(ref _deadline);
-        if (now >= deadline && deadline != Expired)
+        if (_deadline.TryExpireIfPassed(now))
         {
-            TryExpire(deadline);
+            StopReceiving();
+        }
+
+        switch (_rates.Check(now))
+        {
+            case ConnectionCloseReason.MinRequestBodyDataRate:
+                StopReceiving();
+                break;
+            case ConnectionCloseReason.MinResponseDataRate:
+                _abortRequested = true;
+                _transport.Abort();
+                break;
         }
     }
 
-    private void TryExpire(long deadline)
+    /// <summary>Wakes a pending receive for good (it returns what had arrived, or 0); later receives return 0.</summary>
+    private void StopReceiving()
     {
-        if (deadline != Expired && deadline != HttpConnectionSettings.NoDeadline
-            && Interlocked.CompareExchange(ref _deadline, Expired, deadline) == deadline)
-        {
-            _transport.StopReceiving();
-        }
+        _receiveStopped = true;
+        _transport.StopReceiving();
     }
 
-    /// <summary>Arms or clears the deadline (on the connection's thread); false when the heartbeat expired it first.</summary>
-    private bool TrySetDeadline(long deadline)
-    {
-        long current = Volatile.Read(ref _deadline);
-        while (current != Expired)
-        {
-            if (current == deadline)
-            {
-                return true;
-            }
-
-            long seen = Interlocked.CompareExchange(ref _deadline, deadline, current);
-            if (seen == current)
-            {
-                return true;
-            }
-
-            current = seen;
-        }
-
-        return false;
-    }
-
-    private bool IsExpired => Volatile.Read(ref _deadline) == Expired;
-
-    /// <summary>Starts <see cref="RunAsync"/> where the transport scheduled it: the connection's I/O thread.</summary>
+    /// <summary>Starts <see cref="RunAsync"/> where the transport scheduled it (see the remarks on the class).</summary>
     void IThreadPoolWorkItem.Execute() => _ = RunAsync();
 
     /// <summary>Runs the connection until the peer closes, a request asks to close, a deadline passes, or the server stops.</summary>
@@ -167,7 +165,8 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         try
         {
             await ProcessRequestsAsync().ConfigureAwait(false);
-            if (_lingerOnClose && !_abortRequested && !_input.PeerClosed)
+            // After a stop, a receive's 0 is not the peer's close: the client may still be sending.
+            if (_lingerOnClose && !_abortRequested && (!_input.PeerClosed || _receiveStopped))
             {
                 await LingerAsync().ConfigureAwait(false);
             }
@@ -176,6 +175,17 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         {
             _abortRequested = true;
             HttpLog.ConnectionError(_settings.Logger, Id, exception);
+        }
+
+        if (_rates.Violation != ConnectionCloseReason.None)
+        {
+            _closeReason = _rates.Violation;
+        }
+
+        if (_closeReason != ConnectionCloseReason.None)
+        {
+            HttpLog.ClosedByServer(_settings.Logger, Id, ConnectionCloseReasons.Name(_closeReason));
+            Server.ServerMetrics.Count(Server.ServerMetrics.ClosedConnections, ConnectionCloseReasons.Name(_closeReason));
         }
 
         // Close first and wait until no receive or send is pending: an operation still in flight (a body read
@@ -229,14 +239,14 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                 await _output.FlushAsync().ConfigureAwait(false);
 
                 // The client may still be sending the rest of what it meant as a request.
-                _lingerOnClose = true;
+                CloseAfterResponse(ConnectionCloseReason.BadRequest);
                 return;
             }
 
             if (parsed)
             {
                 _headDeadlineArmed = false;
-                if (!TrySetDeadline(HttpConnectionSettings.NoDeadline))
+                if (!_deadline.TrySet(ConnectionDeadline.None))
                 {
                     // The head completed as its deadline passed; receiving has already stopped.
                     await RespondRequestTimeoutAsync().ConfigureAwait(false);
@@ -301,10 +311,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                 if (!keepAlive)
                 {
                     await _output.FlushAsync().ConfigureAwait(false);
-
-                    // A rejected request, an unread body or pipelined bytes: the client is likely still sending, so
-                    // close without a reset.
-                    _lingerOnClose = !accepted || !_body.IsCompleted || _input.Buffered != 0;
+                    CloseAfterResponse(_closeReason != ConnectionCloseReason.None ? _closeReason : ReasonToClose());
                     return;
                 }
 
@@ -323,10 +330,11 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
                 // The idle clock starts once the responses are sent, so a slow reader is not idle. Both writes are
                 // published before the shutdown signal is read (see CloseIfIdle): once per batch, not per request.
                 _waitingForRequest = true;
-                bool armed = TrySetDeadline(_settings.DeadlineAfter(_settings.KeepAliveTimeout));
+                bool armed = _deadline.TrySet(_settings.DeadlineAfter(_settings.KeepAliveTimeout));
                 Interlocked.MemoryBarrier();
                 if (!armed || shutdown.IsCancellationRequested)
                 {
+                    _closeReason = shutdown.IsCancellationRequested ? ConnectionCloseReason.ServerStopping : ConnectionCloseReason.KeepAliveTimeout;
                     return;
                 }
             }
@@ -334,7 +342,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             {
                 // Part of a request has arrived: its head must be complete within the request-headers timeout.
                 _headDeadlineArmed = true;
-                if (!TrySetDeadline(_settings.DeadlineAfter(_settings.RequestHeadersTimeout)))
+                if (!_deadline.TrySet(_settings.DeadlineAfter(_settings.RequestHeadersTimeout)))
                 {
                     await RespondRequestTimeoutAsync().ConfigureAwait(false);
                     return;
@@ -345,10 +353,17 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             _waitingForRequest = false;
             if (received == 0)
             {
-                // Expired: the heartbeat stopped the receive. Otherwise the peer closed its side.
-                if (!idle && IsExpired)
+                // Expired: the heartbeat (or a stopping server) stopped the receive. Otherwise the peer closed its side.
+                if (_deadline.IsExpired)
                 {
-                    await RespondRequestTimeoutAsync().ConfigureAwait(false);
+                    if (!idle)
+                    {
+                        await RespondRequestTimeoutAsync().ConfigureAwait(false);
+                    }
+                    else
+                    {
+                        _closeReason = shutdown.IsCancellationRequested ? ConnectionCloseReason.ServerStopping : ConnectionCloseReason.KeepAliveTimeout;
+                    }
                 }
 
                 return;
@@ -364,9 +379,31 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     /// </summary>
     private async ValueTask LingerAsync()
     {
-        _transport.ShutdownSend();
         ReleaseIdleBlocks();
-        if (!TrySetDeadline(_settings.DeadlineAfter(_settings.LingerTimeout)))
+        if (_receiveStopped)
+        {
+            // Receiving was stopped to wake this loop (a deadline passed): reads return nothing more, so the client gets
+            // the linger time to read the response (framed by its Content-Length) before the close, unless the server
+            // stops first. No FIN until then: Linux resets a socket whose both directions are shut down as soon as data
+            // arrives, and a stopped sockets receive is shutdown(SHUT_RD). Rare, so a timer.
+            try
+            {
+                await Task.Delay(HttpConnectionSettings.LingerTime, _settings.TimeProvider, _settings.Shutdown).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+            }
+
+            return;
+        }
+
+        _transport.ShutdownSend();
+
+        // Published before the shutdown signal is read, as for an idle connection (see CloseIfIdle).
+        _lingering = true;
+        bool armed = _deadline.TrySet(_settings.DeadlineAfter(_settings.LingerTimeout));
+        Interlocked.MemoryBarrier();
+        if (!armed || _settings.Shutdown.IsCancellationRequested)
         {
             return;
         }
@@ -395,9 +432,38 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     private ValueTask RespondRequestTimeoutAsync()
     {
         HttpLog.RequestHeadersTimedOut(_settings.Logger, Id);
+        Server.ServerMetrics.Count(Server.ServerMetrics.RejectedRequests, ConnectionCloseReasons.Name(ConnectionCloseReason.RequestHeadersTimeout));
         _response.Reset(isHead: false, http10: false, keepAlive: false);
         _response.TryWriteEmptyResponse(408, keepAlive: false);
+        CloseAfterResponse(ConnectionCloseReason.RequestHeadersTimeout);
         return _output.FlushAsync();
+    }
+
+    /// <summary>
+    /// Closes after the response just written, with a lingering close: the client may still be sending (the rest of a
+    /// rejected request, a body nobody read, pipelined requests, or bytes it sends while it reads the response).
+    /// </summary>
+    private void CloseAfterResponse(ConnectionCloseReason reason)
+    {
+        _closeReason = reason;
+        _lingerOnClose = true;
+    }
+
+    /// <summary>Why a request that was handled does not keep the connection, when nothing said so earlier.</summary>
+    private ConnectionCloseReason ReasonToClose()
+    {
+        if (_body.Truncated)
+        {
+            // The client closed in the middle of its body.
+            return ConnectionCloseReason.None;
+        }
+
+        if (_settings.Shutdown.IsCancellationRequested)
+        {
+            return ConnectionCloseReason.ServerStopping;
+        }
+
+        return _body.IsCompleted ? ConnectionCloseReason.ConnectionClose : ConnectionCloseReason.UnreadRequestBody;
     }
 
     /// <summary>
@@ -485,6 +551,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             ReportRejection(exception);
             _response.Reset(isHead, http10, keepAlive: false);
             _response.TryWriteEmptyResponse(exception.StatusCode, keepAlive: false);
+            _closeReason = ConnectionCloseReason.BadRequest;
             return false;
         }
 
@@ -537,6 +604,12 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
     private bool TryRespondToFailure(Exception exception)
     {
         BadHttpRequestException? badRequest = exception as BadHttpRequestException ?? _body.Fault;
+        if (_rates.Violation == ConnectionCloseReason.MinResponseDataRate)
+        {
+            // The heartbeat reset the connection under a write: the client's doing, not the application's.
+            return false;
+        }
+
         if (_response.HasStarted)
         {
             // A bad request body found after the response started is the client's fault, not the application's.
@@ -550,6 +623,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             }
 
             HttpLog.AbortedAfterStart(_settings.Logger, Id);
+            _closeReason = badRequest is not null ? ConnectionCloseReason.BadRequest : ConnectionCloseReason.ApplicationError;
             return false;
         }
 
@@ -560,6 +634,7 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             ReportRejection(badRequest);
             statusCode = badRequest.StatusCode;
             keepAlive = false;
+            _closeReason = ConnectionCloseReason.BadRequest;
         }
         else
         {
@@ -567,6 +642,10 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
             statusCode = 500;
             keepAlive = _requestKeepAlive && !_settings.Shutdown.IsCancellationRequested
                 && _body.CanDrain(_settings.MaxRequestBodyDrainSize);
+            if (!keepAlive && _requestKeepAlive)
+            {
+                _closeReason = ConnectionCloseReason.ApplicationError;
+            }
         }
 
         return _response.TryWriteEmptyResponse(statusCode, keepAlive);

@@ -7,12 +7,6 @@ namespace Falconet.Http;
 /// <summary>What every connection of a server shares: the application, limits, bounds, timeouts, clock, logger and the shutdown signal.</summary>
 internal sealed class HttpConnectionSettings
 {
-    /// <summary>No deadline runs (a request is being handled): neither the heartbeat nor a stopping server expires it.</summary>
-    public const long NoDeadline = long.MaxValue;
-
-    /// <summary>A deadline that runs but never passes (the timeout is infinite); a stopping server can still expire it.</summary>
-    public const long NeverPasses = long.MaxValue - 1;
-
     /// <summary>How long a lingering close reads and discards what the peer still sends before closing.</summary>
     public static readonly TimeSpan LingerTime = TimeSpan.FromSeconds(2);
 
@@ -64,6 +58,12 @@ internal sealed class HttpConnectionSettings
     /// <summary>Whether CONNECT reaches the application; otherwise the server answers it with 501.</summary>
     public bool AllowConnect { get; init; }
 
+    /// <summary>The least rate a request body must arrive at while the server waits for it (null: none).</summary>
+    public Server.MinDataRate? MinRequestBodyDataRate { get; init; }
+
+    /// <summary>The least rate a client must read the response at while a send waits for it (null: none).</summary>
+    public Server.MinDataRate? MinResponseDataRate { get; init; }
+
     /// <summary><see cref="LingerTime"/> in timestamp ticks.</summary>
     public long LingerTimeout { get; }
 
@@ -75,26 +75,26 @@ internal sealed class HttpConnectionSettings
     /// <summary>Called once a connection has ended and returned its blocks.</summary>
     public Action<HttpConnection>? ConnectionClosed { get; }
 
-    /// <summary>The deadline <paramref name="timeout"/> (timestamp ticks) from now, saturating at <see cref="NeverPasses"/>.</summary>
+    /// <summary>The deadline <paramref name="timeout"/> (timestamp ticks) from now, saturating at <see cref="ConnectionDeadline.NeverPasses"/>.</summary>
     public long DeadlineAfter(long timeout)
     {
-        if (timeout == NoDeadline)
+        if (timeout == ConnectionDeadline.None)
         {
-            return NeverPasses;
+            return ConnectionDeadline.NeverPasses;
         }
 
         long now = TimeProvider.GetTimestamp();
-        return now > NeverPasses - timeout ? NeverPasses : now + timeout;
+        return now > ConnectionDeadline.NeverPasses - timeout ? ConnectionDeadline.NeverPasses : now + timeout;
     }
 
     private static long ToTimestampTicks(TimeSpan timeout, TimeProvider timeProvider)
     {
         if (timeout == Timeout.InfiniteTimeSpan)
         {
-            return NoDeadline;
+            return ConnectionDeadline.None;
         }
 
         double ticks = timeout.TotalSeconds * timeProvider.TimestampFrequency;
-        return ticks >= NeverPasses ? NeverPasses : (long)ticks;
+        return ticks >= ConnectionDeadline.NeverPasses ? ConnectionDeadline.NeverPasses : (long)ticks;
     }
 }

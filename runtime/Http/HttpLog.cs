@@ -21,4 +21,7 @@ internal static partial class HttpLog
 
     [LoggerMessage(EventId = 5, Level = LogLevel.Debug, Message = "Connection {ConnectionId}: the request head did not arrive within the request-headers timeout, responding 408")]
     public static partial void RequestHeadersTimedOut(ILogger logger, long connectionId);
+
+    [LoggerMessage(EventId = 40, Level = LogLevel.Debug, Message = "Connection {ConnectionId}: closed by the server ({Reason})")]
+    public static partial void ClosedByServer(ILogger logger, long connectionId, string reason);
 }

@@ -61,7 +61,7 @@ public partial class HttpResponse
     /// FalconetServerOptions.AllowSynchronousWrites, false by default).
     /// When false they throw <see cref="NotSupportedException"/>. When true they buffer like <see cref="Write"/>
     /// and never wait: the write-behind bound does not apply to them, since a synchronous call cannot wait for
-    /// the socket without blocking the I/O thread the handler runs on.
+    /// the socket without blocking the thread the handler runs on.
     /// </summary>
     public bool AllowSynchronousWrites { get; set; }
 

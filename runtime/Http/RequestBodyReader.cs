@@ -18,6 +18,7 @@ public sealed class RequestBodyReader
     private readonly Http1OutputBuffer _output;
     private readonly SlabMemoryPool _pool;
     private readonly HttpLimits _limits;
+    private readonly DataRateMonitor _rates;
     private HttpResponse? _response;
     private RequestBodyKind _kind;
     private long _remaining;
@@ -25,12 +26,13 @@ public sealed class RequestBodyReader
     private bool _completed = true;
     private bool _expectContinue;
 
-    internal RequestBodyReader(Http1Input input, Http1OutputBuffer output, SlabMemoryPool pool, HttpLimits limits)
+    internal RequestBodyReader(Http1Input input, Http1OutputBuffer output, SlabMemoryPool pool, HttpLimits limits, DataRateMonitor rates)
     {
         _input = input;
         _output = output;
         _pool = pool;
         _limits = limits;
+        _rates = rates;
     }
 
     /// <summary>True once every body byte of the current request has been read (always true without a body).</summary>
@@ -57,6 +59,7 @@ public sealed class RequestBodyReader
         _completed = kind == RequestBodyKind.None || (kind == RequestBodyKind.ContentLength && contentLength == 0);
         _expectContinue = expectContinue && !_completed;
         _decoder.Reset();
+        _rates.ResetBody();
         BytesRead = 0;
         ContinueSent = false;
         Fault = null;
@@ -118,7 +121,7 @@ public sealed class RequestBodyReader
             int received;
             try
             {
-                received = await _input.ReceiveAsync(cancellationToken).ConfigureAwait(false);
+                received = await ReceiveBodyAsync(cancellationToken).ConfigureAwait(false);
             }
             catch (ConnectionResetException exception)
             {
@@ -140,8 +143,38 @@ public sealed class RequestBodyReader
     private BadHttpRequestException Truncate(Exception? innerException)
     {
         Truncated = true;
+        if (_rates.Violation == ConnectionCloseReason.MinRequestBodyDataRate)
+        {
+            // The heartbeat stopped the receive: the body came too slowly, and the client is told so (RFC 9110 15.5.9).
+            Fault = new BadHttpRequestException(RequestRejectionReason.RequestBodyTooSlow, innerException);
+            return Fault;
+        }
+
         Fault = new BadHttpRequestException(RequestRejectionReason.UnexpectedEndOfBody, innerException);
         return Fault;
+    }
+
+    /// <summary>Receives more body bytes; a receive that has to wait for the client counts toward the minimum body data rate.</summary>
+    private ValueTask<int> ReceiveBodyAsync(CancellationToken cancellationToken)
+    {
+        ValueTask<int> receive = _input.ReceiveAsync(cancellationToken);
+        return receive.IsCompleted ? receive : AwaitTimedAsync(receive);
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<int> AwaitTimedAsync(ValueTask<int> receive)
+    {
+        _rates.BodyWaitStarted();
+        int received = 0;
+        try
+        {
+            received = await receive.ConfigureAwait(false);
+            return received;
+        }
+        finally
+        {
+            _rates.BodyWaitEnded(received);
+        }
     }
 
     /// <summary>Copies or decodes body bytes already received; never waits.</summary>
@@ -254,7 +287,7 @@ public sealed class RequestBodyReader
                     return false;
                 }
 
-                if (progress == 0 && await _input.ReceiveAsync(cancellationToken).ConfigureAwait(false) == 0)
+                if (progress == 0 && await ReceiveBodyAsync(cancellationToken).ConfigureAwait(false) == 0)
                 {
                     Truncated = true;
                     return false;

@@ -38,7 +38,8 @@ internal sealed class RequestBodyStream : Stream
         return _reader.ReadAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
     }
 
-    // A blocking read would wait for a completion that runs on the I/O thread the handler may be running on.
+    // A blocking read could wait for a completion that must run on the very thread it blocks (the socket engine's thread
+    // with inline completions, or the connection's I/O or loop thread).
     public override int Read(byte[] buffer, int offset, int count)
         => throw new NotSupportedException("Synchronous reads of the request body are not supported; use ReadAsync.");
 

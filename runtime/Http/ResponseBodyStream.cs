@@ -70,7 +70,7 @@ internal sealed class ResponseBodyStream : Stream
 
     public override void Flush()
     {
-        // Sending would block the I/O thread on the socket. When synchronous writes are allowed, Flush leaves the
+        // Sending would block the handler's thread on the socket. When synchronous writes are allowed, Flush leaves the
         // bytes buffered (sent when the handler completes or at the next asynchronous flush) and so keeps the
         // computed Content-Length of a body that completes buffered.
         ThrowIfSynchronousWritesDisallowed();
@@ -88,7 +88,7 @@ internal sealed class ResponseBodyStream : Stream
         {
             throw new NotSupportedException(
                 "Synchronous writes to the response body are disallowed: they cannot wait for the socket without blocking "
-                + "the I/O thread. Use WriteAsync and FlushAsync, or set HttpResponse.AllowSynchronousWrites to buffer them.");
+                + "the thread the handler runs on. Use WriteAsync and FlushAsync, or set HttpResponse.AllowSynchronousWrites to buffer them.");
         }
     }
 

@@ -7,7 +7,7 @@ namespace Falconet.Http;
 
 /// <summary>
 /// An <see cref="IBufferWriter{T}"/> over the response body: the application writes into pool blocks directly.
-/// Advance completes at once and never waits (a synchronous call cannot wait for the socket on the I/O thread);
+/// Advance completes at once and never waits (a synchronous call cannot wait for the socket without blocking its thread);
 /// <see cref="FlushAsync"/> sends, and <see cref="WaitAsync"/> applies the write-behind bound. Advancing past a
 /// declared Content-Length throws before the bytes are taken.
 /// </summary>

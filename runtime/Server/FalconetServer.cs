@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Net;
+using System.Net.Sockets;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Buffers;
@@ -14,10 +15,15 @@ using Microsoft.Extensions.Logging.Abstractions;
 namespace Falconet.Server;
 
 /// <summary>
-/// An HTTP/1.1 server: listens on the configured endpoints, runs one <see cref="HttpConnection"/> per
-/// accepted connection on that connection's I/O thread and calls the application once per request. Start with
-/// <see cref="StartAsync"/>, stop gracefully with <see cref="StopAsync"/> (or dispose).
+/// An HTTP/1.1 server: listens on the configured endpoints, runs one <see cref="HttpConnection"/> per accepted
+/// connection and calls the application once per request. Start with <see cref="StartAsync"/>, stop gracefully with
+/// <see cref="StopAsync"/> (or dispose).
 /// </summary>
+/// <remarks>
+/// The server holds the accept loops and the shutdown sequence; the open connections are in a
+/// <see cref="ConnectionRegistry{TConnection}"/>, and one <see cref="Heartbeat"/> checks their deadlines and those of
+/// the TLS handshakes in progress.
+/// </remarks>
 public class FalconetServer : IAsyncDisposable
 {
     /// <summary>
@@ -26,28 +32,34 @@ public class FalconetServer : IAsyncDisposable
     /// </summary>
     public static readonly TimeSpan AbortGrace = TimeSpan.FromSeconds(1);
 
+    /// <summary>The first pause of an accept loop that ran out of file descriptors; it doubles up to <see cref="MaxAcceptBackoff"/>.</summary>
+    internal static readonly TimeSpan InitialAcceptBackoff = TimeSpan.FromMilliseconds(10);
+
+    /// <summary>The longest pause of an accept loop that runs out of file descriptors again and again.</summary>
+    internal static readonly TimeSpan MaxAcceptBackoff = TimeSpan.FromSeconds(1);
+
     private readonly FalconetServerOptions _options;
     private readonly IHttpApplication _application;
     private readonly HeaderSetBinding _headerSet;
     private readonly ILogger _logger;
     private readonly CancellationTokenSource _shutdown = new();
-    private readonly HashSet<HttpConnection> _connections = new();
+    private ConnectionRegistry<HttpConnection> _connections = new();
     private readonly List<IConnectionListener> _listeners = new();
     private readonly List<Task> _acceptLoops = new();
     private readonly Dictionary<IConnectionListener, TlsServerSettings> _httpsListeners = new();
     private readonly List<IPEndPoint> _boundEndpoints = new();
     private readonly List<IPEndPoint> _boundHttpsEndpoints = new();
     private readonly Lock _gate = new();
-    private TaskCompletionSource? _allConnectionsClosed;
     private FalconetServerOptions? _running;
     private ITransportFactory? _transport;
     private IAsyncDisposable? _ownedTransport;
     private HttpConnectionSettings? _settings;
     private TlsHandshakes? _handshakes;
-    private ITimer? _heartbeat;
-    private int _heartbeatRunning;
+    private Heartbeat? _heartbeat;
+    private IdleMemory? _idleMemory;
     private Task? _stopTask;
     private long _peakConnectionOutput;
+    private long _refusedConnections;
     private int _state;
 
     /// <summary>Creates a server that calls <paramref name="application"/> for every request.</summary>
@@ -85,16 +97,17 @@ public class FalconetServer : IAsyncDisposable
     public long RequestCount => _settings is null ? 0 : Interlocked.Read(ref _settings.RequestsStarted);
 
     /// <summary>Connections open right now.</summary>
-    public int ConnectionCount
-    {
-        get
-        {
-            lock (_gate)
-            {
-                return _connections.Count;
-            }
-        }
-    }
+    public int ConnectionCount => _connections.Count;
+
+    /// <summary>
+    /// The most connections the server keeps open at once (<see cref="FalconetServerOptions.MaxConnections"/>, or the
+    /// limit derived from the process's file descriptor limit when that is null); known once started.
+    /// </summary>
+    public int MaxConnections => _connections.Limit;
+
+    /// <summary>Connections refused since the server started because <see cref="MaxConnections"/> were open (by the server, or by its built-in libuv transport at accept).</summary>
+    public long RefusedConnectionCount =>
+        Interlocked.Read(ref _refusedConnections) + (_transport is LibuvTransportFactory libuv && _ownedTransport is not null ? Interlocked.Read(ref libuv.RefusedConnections) : 0);
 
     /// <summary>The most output bytes any closed connection held buffered at once (write-behind diagnostics).</summary>
     public long PeakConnectionOutputBuffered => Interlocked.Read(ref _peakConnectionOutput);
@@ -122,14 +135,26 @@ public class FalconetServer : IAsyncDisposable
             AllowSynchronousWrites = options.AllowSynchronousWrites,
             HeaderSet = _headerSet,
             AllowConnect = options.AllowConnect,
+            MinRequestBodyDataRate = options.MinRequestBodyDataRate,
+            MinResponseDataRate = options.MinResponseDataRate,
         };
         DateHeaderValues.Acquire();
         try
         {
-            _transport = options.TransportFactory ?? CreateBuiltInTransport(options);
+            // Derived before the transport opens its own descriptors; the reserve covers those.
+            _connections = new ConnectionRegistry<HttpConnection>(options.MaxConnections ?? DescriptorLimit.DefaultMaxConnections());
+            ServerLog.ConnectionLimit(_logger, _connections.Limit, DescriptorLimit.SoftLimit() ?? -1);
+            _transport = options.TransportFactory ?? CreateBuiltInTransport(options, _connections.Limit);
             if (options.TransportFactory is null)
             {
                 _ownedTransport = _transport as IAsyncDisposable;
+            }
+
+            // Loads what renting a block needs while descriptors are plentiful: an assembly that fails to load when the
+            // process is out of them stays failed for its whole life, and no connection could rent again.
+            foreach (SlabMemoryPool pool in _transport.Pools)
+            {
+                pool.Return(pool.Rent());
             }
 
             foreach (IPEndPoint endpoint in options.Endpoints)
@@ -157,9 +182,14 @@ public class FalconetServer : IAsyncDisposable
             throw;
         }
 
+        if (options.PoolIdleTimeout != Timeout.InfiniteTimeSpan)
+        {
+            _idleMemory = new IdleMemory(_transport!.Pools,
+                (long)(options.PoolIdleTimeout.TotalSeconds * options.TimeProvider.TimestampFrequency), options.TimeProvider.GetTimestamp());
+        }
+
         // One heartbeat for the whole server: no timer per connection, no allocation per request.
-        _heartbeat = options.TimeProvider.CreateTimer(static state => ((FalconetServer)state!).OnHeartbeat(), this,
-            options.HeartbeatInterval, options.HeartbeatInterval);
+        _heartbeat = new Heartbeat(options.TimeProvider, options.HeartbeatInterval, OnHeartbeat);
         foreach (IConnectionListener listener in _listeners)
         {
             _acceptLoops.Add(AcceptLoopAsync(listener));
@@ -187,23 +217,17 @@ public class FalconetServer : IAsyncDisposable
         }
     }
 
-    /// <summary>Blocks rented from the I/O pools and not yet returned (diagnostics and tests).</summary>
-    internal long BlocksOutstanding
-    {
-        get
-        {
-            long total = 0;
-            if (_transport is not null)
-            {
-                foreach (SlabMemoryPool pool in _transport.Pools)
-                {
-                    total += pool.BlocksOutstanding;
-                }
-            }
+    /// <summary>Blocks rented from the transport's pools and not yet returned: 0 once the server has stopped and every connection ended.</summary>
+    public long BlocksOutstanding => SumOverPools(static pool => pool.BlocksOutstanding);
 
-            return total;
-        }
-    }
+    /// <summary>Slabs the transport's pools have allocated since the server started (each 128 KiB).</summary>
+    public long PoolSlabsAllocated => SumOverPools(static pool => pool.SlabsAllocated);
+
+    /// <summary>Slabs the transport's pools have given back after they were idle.</summary>
+    public long PoolSlabsReleased => SumOverPools(static pool => pool.SlabsReleased);
+
+    /// <summary>Bytes of slabs the transport's pools hold now.</summary>
+    public long PoolBytesReserved => SumOverPools(static pool => pool.BytesReserved);
 
     /// <summary>Waits until every block of every I/O pool is back (tests call this after stopping the server).</summary>
     /// <exception cref="PoolLeakException">Blocks are still out after <paramref name="timeout"/>; the message lists who rented them.</exception>
@@ -228,7 +252,21 @@ public class FalconetServer : IAsyncDisposable
         _shutdown.Dispose();
     }
 
-    private ITransportFactory CreateBuiltInTransport(FalconetServerOptions options)
+    private long SumOverPools(Func<SlabMemoryPool, long> value)
+    {
+        long total = 0;
+        if (_transport is not null)
+        {
+            foreach (SlabMemoryPool pool in _transport.Pools)
+            {
+                total += value(pool);
+            }
+        }
+
+        return total;
+    }
+
+    private ITransportFactory CreateBuiltInTransport(FalconetServerOptions options, int maxConnections)
     {
         TransportKind kind = options.Transport ?? ChooseDefaultTransport(LibuvTransportFactory.IsAvailable, _logger);
         return kind switch
@@ -245,6 +283,7 @@ public class FalconetServer : IAsyncDisposable
                 LoopCount = options.IoThreadCount,
                 TrackLeaks = options.TrackPoolLeaks,
                 LoggerFactory = options.LoggerFactory,
+                MaxConnections = maxConnections,
             }),
             _ => throw new NotSupportedException($"Unknown transport {kind}."),
         };
@@ -279,28 +318,12 @@ public class FalconetServer : IAsyncDisposable
             await _handshakes.StopAsync(AbortGrace).ConfigureAwait(false);
         }
 
-        Task allClosed;
-        lock (_gate)
-        {
-            _allConnectionsClosed = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-            if (_connections.Count == 0)
-            {
-                _allConnectionsClosed.TrySetResult();
-            }
-
-            allClosed = _allConnectionsClosed.Task;
-        }
+        Task allClosed = _connections.WhenEmptyAsync();
 
         // Cancelled before idle connections are looked at: a connection about to wait reads it after publishing
         // that it waits, so each one either closes by itself or is closed here. Busy ones close after their request.
         _shutdown.Cancel();
-        lock (_gate)
-        {
-            foreach (HttpConnection connection in _connections)
-            {
-                connection.CloseIfIdle();
-            }
-        }
+        _connections.ForEach(0, static (connection, _) => connection.CloseIfIdle());
 
         TimeProvider clock = _running?.TimeProvider ?? TimeProvider.System;
         TimeSpan shutdownTimeout = _running?.ShutdownTimeout ?? TimeSpan.Zero;
@@ -310,12 +333,7 @@ public class FalconetServer : IAsyncDisposable
         }
         catch (Exception exception) when (exception is TimeoutException or OperationCanceledException)
         {
-            HttpConnection[] remaining;
-            lock (_gate)
-            {
-                remaining = new HttpConnection[_connections.Count];
-                _connections.CopyTo(remaining);
-            }
+            HttpConnection[] remaining = _connections.Snapshot();
 
             ServerLog.AbortingConnections(_logger, remaining.Length);
             foreach (HttpConnection connection in remaining)
@@ -355,36 +373,20 @@ public class FalconetServer : IAsyncDisposable
         ServerLog.Stopped(_logger);
     }
 
-    private void OnHeartbeat()
+    private void OnHeartbeat(long now)
     {
-        // A tick that runs late must not overlap the next one.
-        if (Interlocked.Exchange(ref _heartbeatRunning, 1) != 0)
+        _connections.ForEach(now, static (connection, now) => connection.OnHeartbeat(now));
+        _handshakes?.OnHeartbeat(now);
+        if (_idleMemory?.OnTick(now, RequestCount) is int released and > 0)
         {
-            return;
-        }
-
-        try
-        {
-            long now = _settings!.TimeProvider.GetTimestamp();
-            lock (_gate)
-            {
-                foreach (HttpConnection connection in _connections)
-                {
-                    connection.OnHeartbeat(now);
-                }
-            }
-
-            _handshakes?.OnHeartbeat(now);
-        }
-        finally
-        {
-            Volatile.Write(ref _heartbeatRunning, 0);
+            ServerLog.ReleasedIdleSlabs(_logger, released, (long)released * SlabMemoryPool.SlabSize);
         }
     }
 
     private async Task AcceptLoopAsync(IConnectionListener listener)
     {
         await Task.Yield();
+        TimeSpan backoff = TimeSpan.Zero;
         while (true)
         {
             TransportConnection? accepted;
@@ -397,17 +399,42 @@ public class FalconetServer : IAsyncDisposable
                 ServerLog.AcceptFailed(_logger, exception);
                 return;
             }
+            catch (SocketException exception) when (exception.SocketErrorCode == SocketError.TooManyOpenSockets)
+            {
+                // EMFILE or ENFILE: the connection stays in the listen backlog. Pause, longer each time in a row, and go
+                // on serving the open connections, which give descriptors back as they close.
+                backoff = backoff == TimeSpan.Zero ? InitialAcceptBackoff : TimeSpan.FromTicks(Math.Min(backoff.Ticks * 2, MaxAcceptBackoff.Ticks));
+                if (backoff == InitialAcceptBackoff)
+                {
+                    ServerLog.OutOfDescriptors(_logger, ConnectionCount, exception);
+                }
+
+                await Task.Delay(backoff).ConfigureAwait(false);
+                continue;
+            }
             catch (Exception exception)
             {
-                // For example too many open files: back off a little instead of spinning.
                 ServerLog.AcceptFailed(_logger, exception);
-                await Task.Delay(10).ConfigureAwait(false);
+                await Task.Delay(InitialAcceptBackoff).ConfigureAwait(false);
                 continue;
             }
 
             if (accepted is null)
             {
                 return;
+            }
+
+            if (backoff != TimeSpan.Zero)
+            {
+                backoff = TimeSpan.Zero;
+                ServerLog.AcceptingAgain(_logger, ConnectionCount);
+            }
+
+            // Checked before the connection's objects are made, so a flood past the limit costs an accept and a close.
+            if (_connections.Count >= _connections.Limit)
+            {
+                Refuse(accepted);
+                continue;
             }
 
             if (_httpsListeners.TryGetValue(listener, out TlsServerSettings? tls))
@@ -417,25 +444,60 @@ public class FalconetServer : IAsyncDisposable
                 continue;
             }
 
-            HttpConnection connection = RegisterConnection(accepted);
+            HttpConnection? connection = RegisterConnection(accepted);
+            if (connection is null)
+            {
+                // Another accept loop took the last place; the connection has rented nothing yet.
+                Refuse(accepted);
+                continue;
+            }
 
-            // The connection runs on its I/O thread from the first request on: a request that arrived with the
-            // connect would otherwise be parsed and handled here, stalling this loop, and rent off the owner path.
+            // Started elsewhere (the thread pool, or the connection's own thread or loop): a request that arrived with
+            // the connect would otherwise be parsed and handled here, stalling this loop.
             accepted.Schedule(connection);
         }
     }
 
-    /// <summary>Creates the HTTP connection of an accepted (or TLS-wrapped) transport connection and counts it as open.</summary>
-    private HttpConnection RegisterConnection(TransportConnection transport)
+    /// <summary>
+    /// Creates the HTTP connection of an accepted (or TLS-wrapped) transport connection and counts it as open; null when
+    /// <see cref="MaxConnections"/> are open already.
+    /// </summary>
+    private HttpConnection? RegisterConnection(TransportConnection transport)
     {
         var connection = new HttpConnection(transport, _settings!);
-        connection.SetQueued(ServerMetrics.ConnectionQueued(transport.LocalEndPoint));
-        lock (_gate)
+        if (!_connections.TryAdd(connection))
         {
-            _connections.Add(connection);
+            return null;
         }
 
+        connection.SetQueued(ServerMetrics.ConnectionQueued(transport.LocalEndPoint));
         return connection;
+    }
+
+    /// <summary>Closes a connection past <see cref="MaxConnections"/> at once (reset), without reading from it.</summary>
+    private void Refuse(TransportConnection accepted)
+    {
+        Interlocked.Increment(ref _refusedConnections);
+        ServerMetrics.Count(ServerMetrics.RejectedConnections, ServerMetrics.ConnectionLimitReason);
+        ServerLog.ConnectionRefused(_logger, accepted.RemoteEndPoint, ServerMetrics.ConnectionLimitReason, _connections.Limit);
+        accepted.Abort();
+        ValueTask disposed = accepted.DisposeAsync();
+        if (!disposed.IsCompletedSuccessfully)
+        {
+            _ = ObserveAsync(disposed);
+        }
+
+        static async Task ObserveAsync(ValueTask disposed)
+        {
+            try
+            {
+                await disposed.ConfigureAwait(false);
+            }
+            catch (Exception)
+            {
+                // Refused and reset: nothing is left to do with a failure to close it.
+            }
+        }
     }
 
     private void OnConnectionClosed(HttpConnection connection)
@@ -453,13 +515,6 @@ public class FalconetServer : IAsyncDisposable
             current = seen;
         }
 
-        lock (_gate)
-        {
-            _connections.Remove(connection);
-            if (_connections.Count == 0)
-            {
-                _allConnectionsClosed?.TrySetResult();
-            }
-        }
+        _connections.Remove(connection);
     }
 }

@@ -69,6 +69,14 @@ public sealed class FalconetServerOptions
     public int IoThreadCount { get; set; } = Environment.ProcessorCount;
 
     /// <summary>
+    /// The most connections open at once (default null: derived from the process's file descriptor limit, leaving a
+    /// reserve of an eighth of it, at least 64, for the rest of the process). A connection accepted past it is closed at
+    /// once with a reset, counted (<c>falconet.server.rejected_connections</c>, reason <c>connection_limit</c>) and
+    /// logged at debug level.
+    /// </summary>
+    public int? MaxConnections { get; set; }
+
+    /// <summary>
     /// How long <see cref="FalconetServer.StopAsync"/> lets in-flight requests finish before aborting them
     /// (default 10 s); it then waits at most <see cref="FalconetServer.AbortGrace"/> more for aborted handlers to return.
     /// </summary>
@@ -93,6 +101,28 @@ public sealed class FalconetServerOptions
     /// </summary>
     public bool AllowConnect { get; set; }
 
+    /// <summary>
+    /// The least rate a request body must arrive at while the server waits for it (default 240 bytes/s after a 5 s grace
+    /// period, as Kestrel's): time the handler spends not reading does not count. Below it the body read fails with a
+    /// <see cref="Http.BadHttpRequestException"/> of status 408, answered 408 when the response has not started, and the
+    /// connection closes. Null turns it off.
+    /// </summary>
+    public MinDataRate? MinRequestBodyDataRate { get; set; } = new(240, TimeSpan.FromSeconds(5));
+
+    /// <summary>
+    /// The least rate a client must read the response at (default 240 bytes/s, with a 5 s grace period): a send that
+    /// waits for the client must complete within the time its bytes take at this rate, or 5 s, whichever is longer;
+    /// otherwise the connection is reset. It also ends a client that pipelines requests and never reads the answers.
+    /// Null turns it off.
+    /// </summary>
+    public MinDataRate? MinResponseDataRate { get; set; } = new(240, TimeSpan.FromSeconds(5));
+
+    /// <summary>
+    /// How long a pool of the transport must rent nothing before its free slabs are given back to the garbage collector
+    /// (default 10 s), and how often again while it stays idle; <see cref="Timeout.InfiniteTimeSpan"/> keeps every slab.
+    /// </summary>
+    public TimeSpan PoolIdleTimeout { get; set; } = TimeSpan.FromSeconds(10);
+
     /// <summary>Where the server logs (default: nowhere).</summary>
     public ILoggerFactory? LoggerFactory { get; set; }
 
@@ -116,10 +146,16 @@ public sealed class FalconetServerOptions
         ArgumentNullException.ThrowIfNull(TimeProvider);
         ArgumentOutOfRangeException.ThrowIfLessThan(OutputBufferLimit, 1, nameof(OutputBufferLimit));
         ArgumentOutOfRangeException.ThrowIfNegative(MaxRequestBodyDrainSize, nameof(MaxRequestBodyDrainSize));
+        if (MaxConnections is int maxConnections)
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(maxConnections, 1, nameof(MaxConnections));
+        }
+
         ArgumentOutOfRangeException.ThrowIfLessThan(ShutdownTimeout, TimeSpan.Zero, nameof(ShutdownTimeout));
         ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(HeartbeatInterval, TimeSpan.Zero, nameof(HeartbeatInterval));
         ValidateTimeout(KeepAliveTimeout, nameof(KeepAliveTimeout));
         ValidateTimeout(RequestHeadersTimeout, nameof(RequestHeadersTimeout));
+        ValidateTimeout(PoolIdleTimeout, nameof(PoolIdleTimeout));
         if (TransportFactory is not null)
         {
             return;
@@ -151,9 +187,13 @@ public sealed class FalconetServerOptions
             AllowSynchronousWrites = AllowSynchronousWrites,
             AllowConnect = AllowConnect,
             IoThreadCount = IoThreadCount,
+            MaxConnections = MaxConnections,
             ShutdownTimeout = ShutdownTimeout,
             KeepAliveTimeout = KeepAliveTimeout,
             RequestHeadersTimeout = RequestHeadersTimeout,
+            MinRequestBodyDataRate = MinRequestBodyDataRate,
+            MinResponseDataRate = MinResponseDataRate,
+            PoolIdleTimeout = PoolIdleTimeout,
             LoggerFactory = LoggerFactory,
             TrackPoolLeaks = TrackPoolLeaks,
             TimeProvider = TimeProvider,

@@ -27,4 +27,19 @@ internal static partial class ServerLog
 
     [LoggerMessage(EventId = 104, Level = LogLevel.Warning, Message = "Accepting a connection failed")]
     public static partial void AcceptFailed(ILogger logger, Exception exception);
+
+    [LoggerMessage(EventId = 110, Level = LogLevel.Debug, Message = "Refused a connection from {RemoteEndPoint}: {Reason} ({Limit} connections open)")]
+    public static partial void ConnectionRefused(ILogger logger, EndPoint? remoteEndPoint, string reason, int limit);
+
+    [LoggerMessage(EventId = 111, Level = LogLevel.Warning, Message = "Out of file descriptors: accepting paused, backing off while {Count} connections stay served")]
+    public static partial void OutOfDescriptors(ILogger logger, int count, Exception exception);
+
+    [LoggerMessage(EventId = 112, Level = LogLevel.Information, Message = "Accepting connections again after running out of file descriptors ({Count} connections open)")]
+    public static partial void AcceptingAgain(ILogger logger, int count);
+
+    [LoggerMessage(EventId = 114, Level = LogLevel.Debug, Message = "Released {Count} idle slabs ({Bytes} bytes) of the transport's pools")]
+    public static partial void ReleasedIdleSlabs(ILogger logger, int count, long bytes);
+
+    [LoggerMessage(EventId = 113, Level = LogLevel.Information, Message = "At most {Limit} connections open at once (file descriptor limit {DescriptorLimit}, -1 when unknown)")]
+    public static partial void ConnectionLimit(ILogger logger, int limit, long descriptorLimit);
 }

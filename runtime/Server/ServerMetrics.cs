@@ -35,6 +35,9 @@ public static partial class ServerMetrics
     /// <summary>Tag that carries the negotiated TLS version ("1.2", "1.3").</summary>
     public const string TlsProtocolVersionTag = "tls.protocol.version";
 
+    /// <summary>The reason of a connection refused because the server's open-connection limit was reached.</summary>
+    public const string ConnectionLimitReason = "connection_limit";
+
     private static readonly Meter s_meter = new(MeterName, "1.0");
 
     internal static readonly Counter<long> RejectedRequests = s_meter.CreateCounter<long>(

@@ -108,7 +108,7 @@ internal sealed class TlsHandshake : IThreadPoolWorkItem
                 return;
             }
 
-            reason = IsTimedOut ? "timeout" : "server_stopping";
+            reason = IsTimedOut ? "timeout" : _owner.IsStopping ? "server_stopping" : ServerMetrics.ConnectionLimitReason;
         }
         else
         {

@@ -18,12 +18,15 @@ internal sealed class TlsHandshakes
 {
     private readonly HashSet<TlsHandshake> _running = new();
     private readonly Lock _gate = new();
-    private readonly Func<TransportConnection, HttpConnection> _startConnection;
+    private readonly Func<TransportConnection, HttpConnection?> _startConnection;
     private TaskCompletionSource? _allEnded;
-    private bool _stopping;
+    private volatile bool _stopping;
 
-    /// <summary><paramref name="startConnection"/> registers an HTTP connection with the server (under this object's lock).</summary>
-    public TlsHandshakes(Func<TransportConnection, HttpConnection> startConnection, TimeProvider clock, ILogger logger)
+    /// <summary>
+    /// <paramref name="startConnection"/> registers an HTTP connection with the server (under this object's lock); null when
+    /// the server's connection limit is reached.
+    /// </summary>
+    public TlsHandshakes(Func<TransportConnection, HttpConnection?> startConnection, TimeProvider clock, ILogger logger)
     {
         _startConnection = startConnection;
         Clock = clock;
@@ -77,10 +80,13 @@ internal sealed class TlsHandshakes
         }
     }
 
+    /// <summary>True once the server began stopping: no handshake hands a connection over anymore.</summary>
+    public bool IsStopping => _stopping;
+
     /// <summary>
     /// A completed handshake becomes an HTTP connection, registered with the server in the same step in which the
-    /// handshake leaves this set, so a stopping server sees it in one or the other. False when the server stops or the
-    /// deadline passed first.
+    /// handshake leaves this set, so a stopping server sees it in one or the other. False when the server stops, the
+    /// deadline passed first, or the server's connection limit was reached meanwhile.
     /// </summary>
     public bool TryHandOff(TlsHandshake handshake, TlsConnection connection, [NotNullWhen(true)] out HttpConnection? http)
     {
@@ -94,7 +100,7 @@ internal sealed class TlsHandshakes
 
             http = _startConnection(connection);
             Remove(handshake);
-            return true;
+            return http is not null;
         }
     }
 

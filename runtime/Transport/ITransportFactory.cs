@@ -13,7 +13,7 @@ namespace Falconet.Transport;
 /// </remarks>
 public interface ITransportFactory
 {
-    /// <summary>The memory pools of the transport's I/O threads; connections rent from them (diagnostics: blocks outstanding, waiting until every block is back).</summary>
+    /// <summary>Every memory pool of the transport; connections rent from them (diagnostics: blocks outstanding, waiting until every block is back).</summary>
     IReadOnlyList<SlabMemoryPool> Pools { get; }
 
     /// <summary>Binds <paramref name="endpoint"/> and starts listening.</summary>

@@ -9,8 +9,8 @@ namespace Falconet.Transport;
 
 /// <summary>One accepted connection: receive into memory, send a sequence of blocks in one gathered call, abort or close.</summary>
 /// <remarks>
-/// A connection belongs to one I/O thread: pending operations resume there, and <see cref="Schedule"/> runs
-/// work there. At most one receive and one send may be pending at a time (they may overlap each other). Failures surface as
+/// A pending operation resumes where the transport delivers its completion: on the completing thread, or on the
+/// connection's own I/O or loop thread where the transport has one; <see cref="Schedule"/> runs work the same way. At most one receive and one send may be pending at a time (they may overlap each other). Failures surface as
 /// <see cref="ConnectionResetException"/> (the peer reset), <see cref="ConnectionAbortedException"/> (the
 /// connection was aborted or disposed locally) or another <see cref="System.IO.IOException"/>; cancelling a
 /// pending operation aborts the connection and throws <see cref="OperationCanceledException"/>.
@@ -23,7 +23,7 @@ public abstract class TransportConnection : IAsyncDisposable
     /// <summary>The remote endpoint, when known.</summary>
     public abstract EndPoint? RemoteEndPoint { get; }
 
-    /// <summary>The pool of this connection's I/O thread; rent receive and send blocks from it.</summary>
+    /// <summary>The pool this connection rents its receive and send blocks from (its I/O or loop thread's pool, where it has one).</summary>
     public abstract SlabMemoryPool Pool { get; }
 
     /// <summary>Receives into <paramref name="buffer"/> (normally a pool block's free space); 0 when the peer closed its side or the connection was aborted locally. No Task is allocated per call.</summary>
@@ -33,9 +33,9 @@ public abstract class TransportConnection : IAsyncDisposable
     public abstract ValueTask SendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct = default);
 
     /// <summary>
-    /// Runs <paramref name="workItem"/> on the connection's I/O thread, where its pending operations resume, so
-    /// that code started there rents and returns <see cref="Pool"/> blocks on the owner path. A server starts
-    /// each accepted connection's processing with it.
+    /// Runs <paramref name="workItem"/> where the connection runs: on the thread pool, or on the connection's own I/O or
+    /// loop thread where the transport has one (so that code started there rents and returns <see cref="Pool"/> blocks
+    /// on the owner path). A server starts each accepted connection's processing with it, never on its accept loop.
     /// </summary>
     public abstract void Schedule(IThreadPoolWorkItem workItem);
 

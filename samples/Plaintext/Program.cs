@@ -12,7 +12,7 @@ namespace Falconet.Samples.Plaintext;
 /// <summary>Runs the TechEmpower sample until Ctrl+C (SIGINT) or SIGTERM, then stops gracefully.</summary>
 internal static class Program
 {
-    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--libuv-distribution reuseport|handoff] [--stats]"
+    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--libuv-distribution reuseport|handoff] [--max-connections N] [--stats]"
         + " [--https-port N (--https-cert cert.pem --https-key key.pem | --https-pfx file.pfx [--https-password P])]";
 
     public static async Task<int> Main(string[] args)
@@ -29,7 +29,7 @@ internal static class Program
             return 2;
         }
 
-        var options = new FalconetServerOptions { Scheduling = arguments.Scheduling };
+        var options = new FalconetServerOptions { Scheduling = arguments.Scheduling, MaxConnections = arguments.MaxConnections };
         if (arguments.Transport is { } transport)
         {
             options.Transport = transport;
@@ -73,6 +73,8 @@ internal static class Program
         using PosixSignalRegistration sigint = PosixSignalRegistration.Create(PosixSignal.SIGINT, OnSignal);
         using PosixSignalRegistration sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnSignal);
 
+        // Counted from the start, only when asked for: the figures printed on exit.
+        using ServerCounters? counters = arguments.Stats ? new ServerCounters() : null;
         await using var server = new FalconetServer(options, new PlaintextApplication());
         try
         {
@@ -85,7 +87,7 @@ internal static class Program
             return 1;
         }
 
-        Console.WriteLine($"Falconet listening on http://{server.BoundEndpoints[0]} (/plaintext, /json) with the {(server.Transport is LibuvTransportFactory ? "libuv" : "sockets")} transport; press Ctrl+C to stop");
+        Console.WriteLine($"Falconet listening on http://{server.BoundEndpoints[0]} (/plaintext, /json) with the {(server.Transport is LibuvTransportFactory ? "libuv" : "sockets")} transport, at most {server.MaxConnections} connections; press Ctrl+C to stop");
         foreach (IPEndPoint https in server.BoundHttpsEndpoints)
         {
             Console.WriteLine($"Falconet listening on https://{https} (/plaintext, /json)");
@@ -94,7 +96,7 @@ internal static class Program
         await stop.Task.ConfigureAwait(false);
         await server.StopAsync().ConfigureAwait(false);
 
-        if (arguments.Stats)
+        if (counters is not null)
         {
             long requests = server.RequestCount;
             long allocated = GC.GetTotalAllocatedBytes(precise: true) - allocatedAtStart;
@@ -102,6 +104,13 @@ internal static class Program
             string spread = server.Transport is LibuvTransportFactory loops ? " accepted_per_loop=" + string.Join('/', loops.AcceptedPerLoop) : string.Empty;
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"requests={requests} allocated_bytes_per_request={perRequest:F2} gen0={GC.CollectionCount(0) - gen0AtStart} gen1={GC.CollectionCount(1) - gen1AtStart} gen2={GC.CollectionCount(2) - gen2AtStart}{spread}"));
+
+            // After the stop every connection has ended, so every pool block must be back.
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"connections_open={server.ConnectionCount} blocks_outstanding={server.BlocksOutstanding} max_connections={server.MaxConnections} slabs_allocated={server.PoolSlabsAllocated} slabs_released={server.PoolSlabsReleased}"));
+            Console.WriteLine(counters.Line(ServerMetrics.RejectedConnectionsName));
+            Console.WriteLine(counters.Line(ServerMetrics.RejectedRequestsName));
+            Console.WriteLine(counters.Line(ServerMetrics.ClosedConnectionsName));
         }
 
         return 0;

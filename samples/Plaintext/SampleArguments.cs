@@ -9,7 +9,7 @@ namespace Falconet.Samples.Plaintext;
 
 /// <summary>
 /// The sample's command line: --port N (default 8080), --transport sockets|libuv, --scheduling threadpool|iothreads,
-/// --libuv-distribution reuseport|handoff, --stats,
+/// --libuv-distribution reuseport|handoff, --max-connections N, --stats,
 /// and HTTPS with --https-port N plus either --https-cert FILE --https-key FILE (PEM) or --https-pfx FILE [--https-password P];
 /// an option left out takes the server's default.
 /// </summary>
@@ -35,6 +35,8 @@ internal sealed class SampleArguments
     public string? HttpsPfx { get; private set; }
 
     public string? HttpsPassword { get; private set; }
+
+    public int? MaxConnections { get; private set; }
 
     public static bool TryParse(string[] args, [NotNullWhen(true)] out SampleArguments? parsed, [NotNullWhen(false)] out string? error)
     {
@@ -134,6 +136,15 @@ internal sealed class SampleArguments
                     break;
                 case "--stats":
                     result.Stats = true;
+                    break;
+                case "--max-connections":
+                    if (i + 1 >= args.Length || !int.TryParse(args[++i], NumberStyles.None, CultureInfo.InvariantCulture, out int max) || max < 1)
+                    {
+                        error = "--max-connections needs a positive number.";
+                        return false;
+                    }
+
+                    result.MaxConnections = max;
                     break;
                 case "-h" or "--help":
                     error = "Falconet TechEmpower sample.";

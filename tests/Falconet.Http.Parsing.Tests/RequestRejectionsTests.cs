@@ -23,6 +23,7 @@ public sealed class RequestRejectionsTests
         [RequestRejectionReason.ConnectNotSupported] = 501,
         [RequestRejectionReason.UnsupportedTransferCoding] = 501,
         [RequestRejectionReason.BodyTooLarge] = 413,
+        [RequestRejectionReason.RequestBodyTooSlow] = 408,
     };
 
     [Fact]

@@ -74,14 +74,49 @@ public class LingeringCloseTests : ServerTests
         (await ReadEndAsync(client)).ShouldBe(0);
         await Task.Delay(200);
         host.Server.ConnectionCount.ShouldBe(1);
-        for (int i = 0; i < 100 && host.Server.ConnectionCount != 0; i++)
+        (await clock.AdvanceUntilAsync(() => host.Server.ConnectionCount == 0, TimeSpan.FromMilliseconds(500))).ShouldBeTrue();
+        clock.Elapsed.ShouldBeGreaterThanOrEqualTo(TimeSpan.FromSeconds(2));
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task An_echo_closed_after_the_request_arrives_whole_even_when_the_client_sends_more_while_reading_it()
+    {
+        await using TestServer host = await StartServerAsync(EchoBody);
+
+        // A small receive window keeps most of the echo queued in the server's send buffer when it decides to close: a
+        // close with unread input would turn into a reset and throw that queued part away.
+        using RawClient client = host.Connect(receiveBufferSize: 4096);
+        byte[] body = BodyHashing.RandomBytes(1024 * 1024, seed: 11);
+        await client.SendAsync($"POST /echo HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Length: {body.Length}\r\n\r\n");
+        await client.SendAsync(body);
+
+        // The echo has started (the server read the whole body first): these bytes reach a server that reads no more.
+        (await Task.Run(() => client.Socket.Poll(TestTimeouts.Operation, SelectMode.SelectRead))).ShouldBeTrue();
+        await client.SendAsync(new byte[4096]);
+
+        RawResponse echoed = await client.ReadResponseAsync().WaitAsync(TestTimeouts.Operation);
+        echoed.StatusCode.ShouldBe(200);
+        echoed.Body.Length.ShouldBe(body.Length);
+        BodyHashing.Sha256Hex(echoed.Body).ShouldBe(BodyHashing.Sha256Hex(body));
+        (await ReadEndAsync(client)).ShouldBe(0);
+    }
+
+    // Reads the whole body, then writes it back in pieces, each waiting for the socket at the write-behind bound.
+    private static async ValueTask EchoBody(HttpContext context)
+    {
+        byte[] body = new byte[(int)context.Request.ContentLength!.Value];
+        int filled = 0;
+        int read;
+        while ((read = await context.Request.BodyReader.ReadAsync(body.AsMemory(filled))) > 0)
         {
-            clock.Advance(TimeSpan.FromMilliseconds(500));
-            await Task.Delay(20);
+            filled += read;
         }
 
-        host.Server.ConnectionCount.ShouldBe(0);
-        clock.Elapsed.ShouldBeGreaterThanOrEqualTo(TimeSpan.FromSeconds(2));
+        context.Response.ContentLength = filled;
+        for (int offset = 0; offset < filled; offset += 16 * 1024)
+        {
+            await context.Response.WriteAsync(body.AsMemory(offset, Math.Min(16 * 1024, filled - offset)));
+        }
     }
 
     // Sends 128 KiB in pieces with pauses, long enough for a reset from a closed server to come back and fail a send.

@@ -31,12 +31,11 @@ public sealed partial class PlaintextSampleProcessTests
                 "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=localhost",
                 "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1")).ExitCode.ShouldBe(0);
 
-            using Process sample = StartSample("--port", "0", "--https-port", "0", "--https-cert", certificate, "--https-key", key, "--transport", transport);
-            try
+            using (SampleProcess sample = SampleProcess.Start(descriptorLimit: null, "--port", "0", "--https-port", "0", "--https-cert", certificate, "--https-key", key, "--transport", transport))
             {
+                await sample.WaitUntilListeningAsync();
                 using var timeout = new CancellationTokenSource(TestTimeouts.Operation);
-                (await sample.StandardOutput.ReadLineAsync(timeout.Token)).ShouldNotBeNull().ShouldStartWith("Falconet listening on http://");
-                string? httpsLine = await sample.StandardOutput.ReadLineAsync(timeout.Token);
+                string? httpsLine = await sample.Process.StandardOutput.ReadLineAsync(timeout.Token);
                 Match listening = HttpsListeningLine().Match(httpsLine ?? string.Empty);
                 listening.Success.ShouldBeTrue($"unexpected second line: {httpsLine}");
                 string port = listening.Groups["port"].Value;
@@ -56,16 +55,8 @@ public sealed partial class PlaintextSampleProcessTests
                 opensslOutput.ShouldContain("HTTP/1.1 200 OK");
                 opensslOutput.ShouldContain("Hello, World!");
 
-                SendSigint(sample.Id);
-                await sample.WaitForExitAsync(timeout.Token);
-                sample.ExitCode.ShouldBe(0, await sample.StandardError.ReadToEndAsync(timeout.Token));
-            }
-            finally
-            {
-                if (!sample.HasExited)
-                {
-                    sample.Kill();
-                }
+                (int exitCode, _, string errors) = await sample.InterruptAsync();
+                exitCode.ShouldBe(0, errors);
             }
         }
         finally

@@ -139,9 +139,40 @@ public class TimeoutTests : ServerTests
         timedOut.StatusCode.ShouldBe(408);
         timedOut.Header("Connection").ShouldBe("close");
         timedOut.Header("Content-Length").ShouldBe("0");
-        (await client.IsClosedByServerAsync()).ShouldBeTrue();
+
+        // The close follows the linger time (see the lingering-close test below).
+        Task<bool> closed = client.IsClosedByServerAsync();
+        await AdvanceUntilAsync(clock, closed);
+        (await closed).ShouldBeTrue();
         clock.Elapsed.ShouldBeGreaterThanOrEqualTo(RequestHeaders);
         host.Server.RequestCount.ShouldBe(0);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_408_closes_with_a_lingering_close_so_a_client_still_sending_gets_no_reset()
+    {
+        var clock = new ManualTimeProvider();
+        await using TestServer host = await StartAsync(clock);
+        using RawClient client = host.Connect();
+        await client.SendAsync("POST / HTTP/1.1\r\nHost: test\r\nContent-Le");
+        Task<RawResponse> response = client.ReadResponseAsync();
+        await AdvanceUntilAsync(clock, response);
+        RawResponse timedOut = await response;
+        timedOut.StatusCode.ShouldBe(408);
+        timedOut.Header("Connection").ShouldBe("close");
+
+        // The client had more to send and goes on for a while: the server keeps the socket open, so no reset fails a send.
+        for (int i = 0; i < 8; i++)
+        {
+            await client.SendAsync(new byte[16 * 1024]);
+            await Task.Delay(25);
+        }
+
+        host.Server.ConnectionCount.ShouldBe(1);
+
+        // The linger time (2 s) passes: then the connection closes.
+        (await clock.AdvanceUntilAsync(() => host.Server.ConnectionCount == 0, TimeSpan.FromMilliseconds(500))).ShouldBeTrue();
+        clock.Elapsed.ShouldBeGreaterThanOrEqualTo(RequestHeaders + TimeSpan.FromSeconds(2));
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]

@@ -157,4 +157,7 @@ public enum RequestRejectionReason : byte
 
     /// <summary>The connection ended before the body was complete.</summary>
     UnexpectedEndOfBody,
+
+    /// <summary>The body arrived slower than the minimum request-body data rate (FalconetServerOptions.MinRequestBodyDataRate).</summary>
+    RequestBodyTooSlow,
 }

@@ -66,6 +66,7 @@ public static class RequestRejections
         RequestRejectionReason.ChunkDataWithoutCrlf => new(400, "chunk_data_without_crlf", "Chunk data is not followed by CRLF."),
         RequestRejectionReason.ForbiddenTrailerField => new(400, "forbidden_trailer_field", "A trailer field that must not be sent as a trailer."),
         RequestRejectionReason.UnexpectedEndOfBody => new(400, "unexpected_end_of_body", "Unexpected end of request body."),
+        RequestRejectionReason.RequestBodyTooSlow => new(408, "request_body_too_slow", "The request body arrived slower than the minimum data rate."),
     };
 #pragma warning restore CS8524
 

@@ -124,6 +124,16 @@ internal sealed class LibuvConnectionListener : IConnectionListener
 
     internal LibuvDistribution Distribution => _factory.Options.Distribution;
 
+    /// <summary>True when the transport has <see cref="LibuvTransportOptions.MaxConnections"/> open: the next accepted is reset.</summary>
+    internal bool IsFull => _factory.OpenConnections >= _factory.Options.MaxConnections;
+
+    /// <summary>Counts a connection reset at accept.</summary>
+    internal void CountRefused()
+    {
+        Interlocked.Increment(ref _factory.RefusedConnections);
+        Server.ServerMetrics.Count(Server.ServerMetrics.RejectedConnections, Server.ServerMetrics.ConnectionLimitReason);
+    }
+
     /// <summary>Queues a connection made on its loop thread for <see cref="AcceptAsync"/>; resets it when the listener is unbound.</summary>
     internal void OnAccepted(LibuvConnection connection)
     {
@@ -144,6 +154,9 @@ internal sealed unsafe class LibuvListenSocket
     private void* _handle;
     private GCHandle _self;
     private bool _closing;
+    private int _reserve = -1;
+    private bool _shedding;
+    private bool _acceptFailing;
 
     public LibuvListenSocket(LibuvConnectionListener listener, LibuvLoop loop)
     {
@@ -200,6 +213,7 @@ internal sealed unsafe class LibuvListenSocket
             LibuvNative.WriteSocketAddress(endpoint, new Span<byte>(address, 28));
             LibuvNative.Check(LibuvNative.TcpBind(_handle, address, 0), "uv_tcp_bind");
             LibuvNative.Check(LibuvNative.Listen(_handle, backlog, &OnConnection), "uv_listen");
+            TakeReserve();
 
             byte* bound = stackalloc byte[128];
             int length = 128;
@@ -235,6 +249,12 @@ internal sealed unsafe class LibuvListenSocket
         }
 
         _closing = true;
+        if (_reserve >= 0)
+        {
+            LibuvNative.CloseDescriptor(_reserve);
+            _reserve = -1;
+        }
+
         LibuvNative.Close(_handle, &OnClosed);
     }
 
@@ -266,11 +286,28 @@ internal sealed unsafe class LibuvListenSocket
     {
         if (status < 0)
         {
-            // EMFILE and ENFILE among others: libuv keeps listening (it sheds the connection it could not take).
-            LibuvLog.AcceptFailed(_loop.Logger, _loop.Index, LibuvNative.ErrorName(status), LibuvNative.ErrorText(status));
+            if (status is LibuvNative.EMFILE or LibuvNative.ENFILE && _reserve >= 0)
+            {
+                // Out of descriptors. libuv accepts again as soon as this returns, and would call back at once, forever,
+                // with the loop's connections unserved: the reserve freed here takes the waiting connection, which is reset
+                // (shed) to take the reserve back. libuv's own spare descriptor is not enough: other threads take it.
+                LibuvNative.CloseDescriptor(_reserve);
+                _reserve = -1;
+                _shedding = true;
+                return;
+            }
+
+            // Logged once until an accept succeeds: without a reserve libuv retries at once.
+            if (!_acceptFailing)
+            {
+                _acceptFailing = true;
+                LibuvLog.AcceptFailed(_loop.Logger, _loop.Index, LibuvNative.ErrorName(status), LibuvNative.ErrorText(status));
+            }
+
             return;
         }
 
+        _acceptFailing = false;
         if (_closing)
         {
             return;
@@ -292,6 +329,30 @@ internal sealed unsafe class LibuvListenSocket
             LibuvNative.Close(client, &LibuvConnection.OnOrphanClosed);
             LibuvLog.AcceptFailed(_loop.Logger, _loop.Index, LibuvNative.ErrorName(result), LibuvNative.ErrorText(result));
             return;
+        }
+
+        if (_shedding || _listener.IsFull)
+        {
+            // Reset before anything is made for it: closing frees the descriptor at once.
+            LibuvNative.SetData(client, 0);
+            if (LibuvNative.TcpCloseReset(client, &LibuvConnection.OnOrphanClosed) != 0)
+            {
+                LibuvNative.Close(client, &LibuvConnection.OnOrphanClosed);
+            }
+
+            _shedding = false;
+            _listener.CountRefused();
+            if (_reserve < 0)
+            {
+                TakeReserve();
+            }
+
+            return;
+        }
+
+        if (_reserve < 0)
+        {
+            TakeReserve();
         }
 
         LibuvLoop owner = _loop;
@@ -318,6 +379,16 @@ internal sealed unsafe class LibuvListenSocket
         }
 
         owner.Post(new HandoffWorkItem(_listener, owner, duplicate));
+    }
+
+    /// <summary>Keeps a spare descriptor (a duplicate of the listening socket's) to free when accepting runs out of them.</summary>
+    private void TakeReserve()
+    {
+        nint fd;
+        if (_handle is not null && LibuvNative.FileNo(_handle, &fd) == 0)
+        {
+            _reserve = LibuvNative.Duplicate((int)fd);
+        }
     }
 
     /// <summary>Opens a handed-off descriptor as a connection of its new loop.</summary>

@@ -48,7 +48,7 @@ internal sealed unsafe class LibuvLoop
         // Before the loop runs, this thread may touch it; afterwards only the loop thread does.
         LibuvNative.Check(LibuvNative.AsyncInit(_loop, _async, &OnAsync), "uv_async_init");
         _thread = new Thread(Run) { IsBackground = true, Name = $"falconet-uv-{index}" };
-        Pool = new SlabMemoryPool($"libuv-{index}", trackLeaks, _thread.ManagedThreadId);
+        Pool = new SlabMemoryPool($"libuv-{index}", trackLeaks, _thread.ManagedThreadId) { OwnerScheduler = Post };
         _thread.UnsafeStart();
     }
 

@@ -90,6 +90,24 @@ public sealed class LibuvTransportFactory : ITransportFactory, IAsyncDisposable,
 
     internal LibuvLoop[] Loops => _loops;
 
+    /// <summary>Connections of every loop not closed yet, including those accepted but not handed out.</summary>
+    internal int OpenConnections
+    {
+        get
+        {
+            int open = 0;
+            foreach (LibuvLoop loop in _loops)
+            {
+                open += Volatile.Read(ref loop.OpenConnections);
+            }
+
+            return open;
+        }
+    }
+
+    /// <summary>Connections reset at accept: past <see cref="LibuvTransportOptions.MaxConnections"/>, or shed while out of descriptors.</summary>
+    internal long RefusedConnections;
+
     /// <summary>Loop threads that have not ended yet (0 after a disposal that joined them all).</summary>
     internal int LoopsRunning
     {

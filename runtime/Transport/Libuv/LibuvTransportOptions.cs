@@ -30,6 +30,13 @@ public sealed class LibuvTransportOptions
 
     /// <summary>Where loop failures are logged (accept errors, a work item that threw); none by default.</summary>
     public ILoggerFactory? LoggerFactory { get; set; }
+
+    /// <summary>
+    /// The most connections open at once (default unlimited); one accepted past it is reset at once on its loop, before it
+    /// is handed out. A loop accepts a whole burst before anything else runs on it, so only it can hold a flood within
+    /// the process's descriptors; the server sets this to its own connection limit.
+    /// </summary>
+    public int MaxConnections { get; set; } = int.MaxValue;
 }
 
 /// <summary>How the libuv transport spreads accepted connections over its loops.</summary>

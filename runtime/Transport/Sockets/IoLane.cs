@@ -18,7 +18,7 @@ internal sealed class IoLane : IDisposable
     public IoLane(int index, bool trackLeaks)
     {
         _thread = new Thread(Run) { IsBackground = true, Name = $"falconet-io-{index}" };
-        Pool = new SlabMemoryPool($"sockets-io-{index}", trackLeaks, _thread.ManagedThreadId);
+        Pool = new SlabMemoryPool($"sockets-io-{index}", trackLeaks, _thread.ManagedThreadId) { OwnerScheduler = Schedule };
         _thread.UnsafeStart();
     }
 

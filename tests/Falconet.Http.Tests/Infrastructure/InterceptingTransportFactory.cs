@@ -34,6 +34,9 @@ internal sealed class InterceptingTransportFactory : ITransportFactory, IAsyncDi
     /// <summary>Accept returns a connection only once its first bytes are readable, so the first receive completes at once.</summary>
     public bool AcceptOnceReadable { get; init; }
 
+    /// <summary>How many accepts fail first as they do when the process is out of file descriptors (EMFILE).</summary>
+    public int FailingAccepts { get; init; }
+
     /// <summary>Called on the thread that completes a receive that was pending, before its result goes on.</summary>
     public Action<TransportConnection>? PendingReceiveCompleted { get; init; }
 
@@ -52,10 +55,17 @@ internal sealed class InterceptingTransportFactory : ITransportFactory, IAsyncDi
 
     private sealed class Listener(InterceptingTransportFactory owner, IConnectionListener inner) : IConnectionListener
     {
+        private int _failuresLeft = owner.FailingAccepts;
+
         public EndPoint EndPoint => inner.EndPoint;
 
         public async ValueTask<TransportConnection?> AcceptAsync(CancellationToken ct = default)
         {
+            if (Interlocked.Decrement(ref _failuresLeft) >= 0)
+            {
+                throw new SocketException((int)SocketError.TooManyOpenSockets);
+            }
+
             TransportConnection? connection = await inner.AcceptAsync(ct);
             if (connection is null)
             {

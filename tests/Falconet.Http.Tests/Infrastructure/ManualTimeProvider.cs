@@ -55,6 +55,21 @@ internal sealed class ManualTimeProvider : TimeProvider
         }
     }
 
+    /// <summary>
+    /// Advances the clock by <paramref name="step"/> at a time, giving the server a moment of real time after each, until
+    /// <paramref name="done"/> holds (checked first), for at most 200 steps; true when it held.
+    /// </summary>
+    public async Task<bool> AdvanceUntilAsync(Func<bool> done, TimeSpan step)
+    {
+        for (int i = 0; i < 200 && !done(); i++)
+        {
+            Advance(step);
+            await Task.Delay(20);
+        }
+
+        return done();
+    }
+
     /// <summary>Moves the clock forward, firing every timer that falls due on the way (periodic ones once per period).</summary>
     public void Advance(TimeSpan delta)
     {

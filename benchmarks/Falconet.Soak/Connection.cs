@@ -1,0 +1,156 @@
+using System;
+using System.Globalization;
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Falconet.Soak;
+
+/// <summary>A raw client connection: exact bytes out, responses read one by one, every wait bounded.</summary>
+internal sealed class Connection : IDisposable
+{
+    private readonly Socket _socket;
+    private readonly byte[] _buffer = new byte[64 * 1024];
+    private int _start;
+    private int _end;
+
+    private Connection(Socket socket)
+    {
+        _socket = socket;
+    }
+
+    public static async Task<Connection> OpenAsync(IPEndPoint endpoint, CancellationToken cancellation, int? receiveBuffer = null)
+    {
+        var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+        if (receiveBuffer is int size)
+        {
+            socket.ReceiveBufferSize = size;
+        }
+
+        try
+        {
+            await socket.ConnectAsync(endpoint, cancellation);
+            return new Connection(socket);
+        }
+        catch
+        {
+            socket.Dispose();
+            throw;
+        }
+    }
+
+    public async Task SendAsync(ReadOnlyMemory<byte> bytes, CancellationToken cancellation)
+    {
+        while (!bytes.IsEmpty)
+        {
+            bytes = bytes[await _socket.SendAsync(bytes, SocketFlags.None, cancellation)..];
+        }
+    }
+
+    public Task SendAsync(string text, CancellationToken cancellation) => SendAsync(Encoding.ASCII.GetBytes(text), cancellation);
+
+    /// <summary>Reads one response: its status and body length (Content-Length framing only: the sample never chunks), or null at end of stream.</summary>
+    public async Task<(int Status, int BodyLength, bool Close)?> ReadResponseAsync(CancellationToken cancellation)
+    {
+        string? statusLine = await ReadLineAsync(cancellation);
+        if (statusLine is null)
+        {
+            return null;
+        }
+
+        int status = int.Parse(statusLine.AsSpan(9, 3), CultureInfo.InvariantCulture);
+        int length = 0;
+        bool close = false;
+        while (await ReadLineAsync(cancellation) is { Length: > 0 } line)
+        {
+            if (line.StartsWith("Content-Length:", StringComparison.OrdinalIgnoreCase))
+            {
+                length = int.Parse(line.AsSpan(15).Trim(), CultureInfo.InvariantCulture);
+            }
+            else if (line.Equals("Connection: close", StringComparison.OrdinalIgnoreCase))
+            {
+                close = true;
+            }
+        }
+
+        for (int left = length; left > 0;)
+        {
+            if (_start == _end && !await FillAsync(cancellation))
+            {
+                throw new InvalidOperationException("The connection closed inside a body.");
+            }
+
+            int take = Math.Min(left, _end - _start);
+            _start += take;
+            left -= take;
+        }
+
+        return (status, length, close);
+    }
+
+    /// <summary>True when the server closed the connection (FIN or reset) before <paramref name="cancellation"/> fires.</summary>
+    public async Task<bool> ClosedByServerAsync(CancellationToken cancellation)
+    {
+        try
+        {
+            while (await FillAsync(cancellation))
+            {
+            }
+
+            return true;
+        }
+        catch (SocketException)
+        {
+            return true;
+        }
+        catch (OperationCanceledException)
+        {
+            return false;
+        }
+    }
+
+    /// <summary>Closes with a reset (SO_LINGER 0), as a client that crashes or gives up does.</summary>
+    public void Reset()
+    {
+        try
+        {
+            _socket.LingerState = new LingerOption(true, 0);
+        }
+        catch (SocketException)
+        {
+        }
+
+        _socket.Dispose();
+    }
+
+    public void Dispose() => _socket.Dispose();
+
+    private async Task<string?> ReadLineAsync(CancellationToken cancellation)
+    {
+        var line = new StringBuilder();
+        while (true)
+        {
+            if (_start == _end && !await FillAsync(cancellation))
+            {
+                return line.Length == 0 ? null : throw new InvalidOperationException("The connection closed inside a line.");
+            }
+
+            byte b = _buffer[_start++];
+            if (b == '\n')
+            {
+                return line.ToString().TrimEnd('\r');
+            }
+
+            line.Append((char)b);
+        }
+    }
+
+    private async Task<bool> FillAsync(CancellationToken cancellation)
+    {
+        _start = 0;
+        _end = await _socket.ReceiveAsync(_buffer, SocketFlags.None, cancellation);
+        return _end > 0;
+    }
+}

@@ -1,0 +1,70 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Linq;
+using System.Net;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Falconet.Soak;
+
+/// <summary>
+/// Drives a server on loopback for a while with a profile of clients, then prints what it saw, one line per scenario.
+/// <c>Falconet.Soak --port N --seconds S [--profile soak|valid|burst|large] [--seed N]</c>; exits 1 when the server answered
+/// anything unexpected.
+/// </summary>
+internal static class Program
+{
+    public static async Task<int> Main(string[] args)
+    {
+        int port = 0;
+        double seconds = 60;
+        string profile = "soak";
+        int seed = 1;
+        for (int i = 0; i + 1 < args.Length; i += 2)
+        {
+            switch (args[i])
+            {
+                case "--port": port = int.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
+                case "--seconds": seconds = double.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
+                case "--profile": profile = args[i + 1]; break;
+                case "--seed": seed = int.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
+                default: Console.Error.WriteLine($"unknown option {args[i]}"); return 2;
+            }
+        }
+
+        if (port == 0)
+        {
+            Console.Error.WriteLine("usage: Falconet.Soak --port N --seconds S [--profile soak|valid|burst|large] [--seed N]");
+            return 2;
+        }
+
+        var outcomes = new Outcomes();
+        using var stop = new CancellationTokenSource(TimeSpan.FromSeconds(seconds));
+        var scenarios = new Scenarios(new IPEndPoint(IPAddress.Loopback, port), outcomes, stop.Token);
+
+        // How many clients of each kind run at once.
+        (Func<int, Task> Run, int Count)[] mix = profile switch
+        {
+            "soak" => [(scenarios.ValidAsync, 32), (scenarios.InvalidAsync, 8), (scenarios.SlowAsync, 4), (scenarios.AbandonedAsync, 8), (scenarios.ResetAsync, 8), (scenarios.LargeBodyAsync, 4)],
+            "valid" => [(scenarios.ValidAsync, 64)],
+            "burst" => [(scenarios.BurstAsync, 1_000)],
+            "large" => [(scenarios.LargeBodyAsync, 64)],
+            _ => throw new ArgumentException($"unknown profile {profile}"),
+        };
+
+        var clients = new List<Task>();
+        foreach ((Func<int, Task> run, int count) in mix)
+        {
+            for (int i = 0; i < count; i++)
+            {
+                int clientSeed = (seed * 10_000) + clients.Count;
+                clients.Add(Task.Run(() => run(clientSeed)));
+            }
+        }
+
+        await Task.WhenAll(clients);
+        Console.Write(outcomes.Report());
+        return outcomes.Unexpected == 0 ? 0 : 1;
+    }
+}

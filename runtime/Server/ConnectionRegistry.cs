@@ -1,0 +1,115 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Falconet.Server;
+
+/// <summary>
+/// The open connections of a server, within its limit: the accept loops add them, each removes itself when it has
+/// ended, the heartbeat visits them and a stopping server waits until none is left.
+/// </summary>
+/// <typeparam name="TConnection">The connection type (the server's <see cref="Http.HttpConnection"/>; tests use their own).</typeparam>
+internal sealed class ConnectionRegistry<TConnection>
+    where TConnection : class
+{
+    private readonly HashSet<TConnection> _connections = new(ReferenceEqualityComparer.Instance);
+    private readonly Lock _gate = new();
+    private readonly int _limit;
+    private TaskCompletionSource? _empty;
+
+    /// <summary>Creates a registry that holds at most <paramref name="limit"/> connections at once.</summary>
+    public ConnectionRegistry(int limit = int.MaxValue)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
+        _limit = limit;
+    }
+
+    /// <summary>The most connections the registry holds at once.</summary>
+    public int Limit => _limit;
+
+    /// <summary>Connections registered now.</summary>
+    public int Count
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _connections.Count;
+            }
+        }
+    }
+
+    /// <summary>Registers <paramref name="connection"/>; false, and nothing registered, when the registry is at its limit.</summary>
+    public bool TryAdd(TConnection connection)
+    {
+        lock (_gate)
+        {
+            if (_connections.Count >= _limit)
+            {
+                return false;
+            }
+
+            _connections.Add(connection);
+            return true;
+        }
+    }
+
+    /// <summary>Removes a connection that has ended; the last one out completes <see cref="WhenEmptyAsync"/>.</summary>
+    public void Remove(TConnection connection)
+    {
+        lock (_gate)
+        {
+            _connections.Remove(connection);
+            if (_connections.Count == 0)
+            {
+                _empty?.TrySetResult();
+            }
+        }
+    }
+
+    /// <summary>
+    /// Calls <paramref name="visit"/> for every registered connection, under the registry's lock: a visit must be short
+    /// and must not add or remove connections (a static lambda and a state argument keep it allocation-free).
+    /// </summary>
+    public void ForEach<TState>(TState state, Action<TConnection, TState> visit)
+    {
+        lock (_gate)
+        {
+            foreach (TConnection connection in _connections)
+            {
+                visit(connection, state);
+            }
+        }
+    }
+
+    /// <summary>A copy of the registered connections, for work that must not run under the lock.</summary>
+    public TConnection[] Snapshot()
+    {
+        lock (_gate)
+        {
+            var copy = new TConnection[_connections.Count];
+            _connections.CopyTo(copy);
+            return copy;
+        }
+    }
+
+    /// <summary>Completes once no connection is registered (at once when none is).</summary>
+    public Task WhenEmptyAsync()
+    {
+        lock (_gate)
+        {
+            if (_connections.Count == 0)
+            {
+                return Task.CompletedTask;
+            }
+
+            if (_empty is null || _empty.Task.IsCompleted)
+            {
+                _empty = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            }
+
+            return _empty.Task;
+        }
+    }
+}

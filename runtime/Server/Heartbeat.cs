@@ -1,0 +1,46 @@
+using System;
+using System.Threading;
+
+namespace Falconet.Server;
+
+/// <summary>
+/// The server's one periodic timer: every tick passes the current timestamp to a callback that checks every
+/// connection's deadline and data rates, so no connection needs a timer of its own.
+/// </summary>
+internal sealed class Heartbeat : IDisposable
+{
+    private readonly TimeProvider _clock;
+    private readonly Action<long> _onTick;
+    private readonly ITimer _timer;
+    private int _running;
+
+    /// <summary>Starts ticking every <paramref name="interval"/> on <paramref name="clock"/>'s timers.</summary>
+    public Heartbeat(TimeProvider clock, TimeSpan interval, Action<long> onTick)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(interval, TimeSpan.Zero);
+        _clock = clock;
+        _onTick = onTick;
+        _timer = clock.CreateTimer(static state => ((Heartbeat)state!).Tick(), this, interval, interval);
+    }
+
+    /// <summary>Runs one tick now, unless one is running (a tick that runs late must not overlap the next).</summary>
+    internal void Tick()
+    {
+        if (Interlocked.Exchange(ref _running, 1) != 0)
+        {
+            return;
+        }
+
+        try
+        {
+            _onTick(_clock.GetTimestamp());
+        }
+        finally
+        {
+            Volatile.Write(ref _running, 0);
+        }
+    }
+
+    /// <summary>Stops ticking; a tick already running finishes.</summary>
+    public void Dispose() => _timer.Dispose();
+}

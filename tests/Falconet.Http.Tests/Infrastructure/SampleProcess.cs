@@ -1,0 +1,119 @@
+using System;
+using System.Diagnostics;
+using System.Globalization;
+using System.IO;
+using System.Runtime.InteropServices;
+using System.Text.RegularExpressions;
+using System.Threading;
+using System.Threading.Tasks;
+using Shouldly;
+
+namespace Falconet.Http.Tests.Infrastructure;
+
+/// <summary>
+/// The built sample (<c>Falconet.Samples.Plaintext.dll</c>, copied next to the tests by the project reference) run as
+/// its users run it, optionally with a lower limit of open file descriptors than this process has.
+/// </summary>
+internal sealed partial class SampleProcess : IDisposable
+{
+    private SampleProcess(Process process)
+    {
+        Process = process;
+    }
+
+    public Process Process { get; }
+
+    /// <summary>Starts the sample with <paramref name="arguments"/>; with <paramref name="descriptorLimit"/>, under <c>ulimit -n</c> of that many.</summary>
+    public static SampleProcess Start(int? descriptorLimit, params string[] arguments)
+    {
+        string assembly = Path.Combine(AppContext.BaseDirectory, "Falconet.Samples.Plaintext.dll");
+        File.Exists(assembly).ShouldBeTrue($"the sample was not built next to the tests: {assembly}");
+        ProcessStartInfo start;
+        if (descriptorLimit is int limit)
+        {
+            // The limit can only be lowered for a child: the shell lowers its own, then becomes the sample (same pid).
+            start = new ProcessStartInfo("/bin/sh");
+            start.ArgumentList.Add("-c");
+            start.ArgumentList.Add($"ulimit -n {limit.ToString(CultureInfo.InvariantCulture)} && exec \"$@\"");
+            start.ArgumentList.Add("sh");
+            start.ArgumentList.Add(DotnetHost());
+        }
+        else
+        {
+            start = new ProcessStartInfo(DotnetHost());
+        }
+
+        start.ArgumentList.Add(assembly);
+        foreach (string argument in arguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        start.RedirectStandardOutput = true;
+        start.RedirectStandardError = true;
+        start.UseShellExecute = false;
+        return new SampleProcess(Process.Start(start) ?? throw new InvalidOperationException("The sample did not start."));
+    }
+
+    /// <summary>Reads the banner and returns the URL the sample listens on.</summary>
+    public async Task<Uri> WaitUntilListeningAsync()
+    {
+        using var timeout = new CancellationTokenSource(TestTimeouts.Operation);
+        string? banner = await Process.StandardOutput.ReadLineAsync(timeout.Token);
+        Match listening = ListeningLine().Match(banner ?? string.Empty);
+        listening.Success.ShouldBeTrue($"unexpected first line: {banner}; stderr: {(Process.HasExited ? await Process.StandardError.ReadToEndAsync() : "")}");
+        return new Uri(listening.Groups["url"].Value + "/");
+    }
+
+    /// <summary>Sends SIGINT, as Ctrl+C in a terminal does, and waits for the exit; returns the rest of stdout and stderr.</summary>
+    public async Task<(int ExitCode, string Output, string Errors)> InterruptAsync()
+    {
+        using (Process kill = Process.Start(new ProcessStartInfo("kill")
+        {
+            ArgumentList = { "-INT", Process.Id.ToString(CultureInfo.InvariantCulture) },
+            UseShellExecute = false,
+        }) ?? throw new InvalidOperationException("kill did not start."))
+        {
+            kill.WaitForExit();
+            kill.ExitCode.ShouldBe(0);
+        }
+
+        using var timeout = new CancellationTokenSource(TestTimeouts.Operation);
+        await Process.WaitForExitAsync(timeout.Token);
+        string output = await Process.StandardOutput.ReadToEndAsync(timeout.Token);
+        string errors = await Process.StandardError.ReadToEndAsync(timeout.Token);
+        return (Process.ExitCode, output, errors);
+    }
+
+    public void Dispose()
+    {
+        if (!Process.HasExited)
+        {
+            Process.Kill();
+        }
+
+        Process.Dispose();
+    }
+
+    /// <summary>The dotnet host running these tests: the same runtime runs the sample.</summary>
+    private static string DotnetHost()
+    {
+        string executable = RuntimeInformation.IsOSPlatform(OSPlatform.Windows) ? "dotnet.exe" : "dotnet";
+        if (Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } hostPath && File.Exists(hostPath))
+        {
+            return hostPath;
+        }
+
+        if (Environment.ProcessPath is { } processPath && Path.GetFileName(processPath) == executable)
+        {
+            return processPath;
+        }
+
+        // The runtime lives in <root>/shared/Microsoft.NETCore.App/<version>/, the host in <root>.
+        string root = Path.GetFullPath(Path.Combine(RuntimeEnvironment.GetRuntimeDirectory(), "..", "..", ".."));
+        return Path.Combine(root, executable);
+    }
+
+    [GeneratedRegex(@"^Falconet listening on (?<url>http://127\.0\.0\.1:\d+) ")]
+    private static partial Regex ListeningLine();
+}
