@@ -48,6 +48,98 @@ public class AllocationTests(ITestOutputHelper output) : ServerTests
     }
 
     [Theory(Timeout = 120_000)]
+    [InlineData(IoScheduling.ThreadPool)]
+    [InlineData(IoScheduling.IoThreads)]
+    public async Task Requests_on_eight_concurrent_keep_alive_connections_allocate_less_than_64_bytes_each(IoScheduling scheduling)
+    {
+        // Several connections at once move completions between threads, which one connection alone never does (a pooled
+        // async box returned on another thread than the one that rented it was allocated anew for every pending send).
+        var application = new PlaintextApplication();
+        await using TestServer host = await StartServerAsync(application.Handle, options => options.Scheduling = scheduling, trackLeaks: false);
+        const string request = "GET /plaintext HTTP/1.1\r\nHost: localhost:8080\r\nAccept: */*\r\nConnection: keep-alive\r\n\r\n";
+        var streams = new Stream[8];
+        try
+        {
+            for (int i = 0; i < streams.Length; i++)
+            {
+                streams[i] = OpenStream(host);
+            }
+
+            byte[] bytes = Encoding.ASCII.GetBytes(request);
+            int responseLength = FirstResponseLength(streams[0], bytes);
+            RunConcurrently(streams, bytes, responseLength, 2_000);
+            double perRequest = double.MaxValue;
+            for (int window = 1; window <= 3 && perRequest >= 64; window++)
+            {
+                long before = GC.GetTotalAllocatedBytes(precise: true);
+                RunConcurrently(streams, bytes, responseLength, 1_000);
+                long after = GC.GetTotalAllocatedBytes(precise: true);
+                double windowPerRequest = (double)(after - before) / (streams.Length * 1_000);
+                perRequest = Math.Min(perRequest, windowPerRequest);
+                output.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                    $"8 connections {scheduling}{(Https ? " tls" : "")} {Transport} window={window}: allocated_bytes_per_request={windowPerRequest:F2}"));
+            }
+
+            if (Https && Transport == TransportKind.Libuv && scheduling == IoScheduling.ThreadPool)
+            {
+                // Known gap (docs/runtime-io.md, "TLS layer"): with this non-default scheduling every completion moves to
+                // another thread-pool thread, and the pooled async boxes of SslStream and of the TLS layer are rented on one
+                // thread and returned on another, so their per-thread caches miss (measured 350 to 450 B per request).
+                perRequest.ShouldBeLessThan(1024);
+                return;
+            }
+
+            perRequest.ShouldBeLessThan(64);
+        }
+        finally
+        {
+            foreach (Stream? stream in streams)
+            {
+                stream?.Dispose();
+            }
+        }
+
+        static int FirstResponseLength(Stream stream, byte[] request)
+        {
+            stream.Write(request);
+            byte[] receive = new byte[4096];
+            int length = ReceiveOne(stream, receive);
+            Encoding.ASCII.GetString(receive, 0, length).ShouldStartWith("HTTP/1.1 200 OK");
+            return length;
+        }
+    }
+
+    // One thread per connection, each doing sequential round trips (the threads are made per call: a few hundred bytes each).
+    private static void RunConcurrently(Stream[] streams, byte[] request, int responseLength, int roundTrips)
+    {
+        var threads = new Thread[streams.Length];
+        for (int i = 0; i < streams.Length; i++)
+        {
+            Stream stream = streams[i];
+            threads[i] = new Thread(() =>
+            {
+                byte[] receive = new byte[4096];
+                RunBatches(stream, request, receive, responseLength, roundTrips);
+            });
+            threads[i].Start();
+        }
+
+        foreach (Thread thread in threads)
+        {
+            thread.Join();
+        }
+    }
+
+    private Stream OpenStream(TestServer host)
+    {
+        var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+        socket.ReceiveTimeout = 20_000;
+        socket.SendTimeout = 20_000;
+        socket.Connect(host.EndPoint);
+        return Https ? ConnectTls(socket) : new NetworkStream(socket, ownsSocket: true);
+    }
+
+    [Theory(Timeout = 120_000)]
     [InlineData(1)]
     [InlineData(16)]
     public async Task Requests_of_an_app_header_set_on_one_keep_alive_connection_allocate_less_than_64_bytes_each(int depth)
@@ -136,7 +228,7 @@ public class AllocationTests(ITestOutputHelper output) : ServerTests
 
     private static SslStream ConnectTls(Socket socket)
     {
-        var tls = new SslStream(new NetworkStream(socket), leaveInnerStreamOpen: false);
+        var tls = new SslStream(new NetworkStream(socket, ownsSocket: true), leaveInnerStreamOpen: false);
         tls.AuthenticateAsClient(TestCertificates.ClientOptions());
         return tls;
     }
