@@ -7,14 +7,14 @@ using Microsoft.Extensions.Primitives;
 namespace Falconet.Http;
 
 /// <summary>
-/// The Date header value shared by every connection: formatted once a second by a timer (RFC 1123, "r"),
-/// so a response sets it by reference without formatting or allocating.
+/// The Date header value shared by every connection: formatted once a second on the process's ticker thread (RFC 1123,
+/// "r"), so a response sets it by reference without formatting or allocating.
 /// </summary>
 public static class DateHeaderValues
 {
     private static readonly Lock s_gate = new();
     private static Snapshot s_current = Snapshot.Create(DateTimeOffset.UtcNow);
-    private static Timer? s_timer;
+    private static readonly Action s_refresh = Refresh;
     private static int s_users;
 
     /// <summary>The current value as a header value (a shared string).</summary>
@@ -26,7 +26,7 @@ public static class DateHeaderValues
     /// <summary>The current value as a string.</summary>
     public static string Text => Volatile.Read(ref s_current).Text;
 
-    /// <summary>Starts the once-a-second refresh (reference counted: one timer for every running server).</summary>
+    /// <summary>Starts the once-a-second refresh (reference counted: one for every running server).</summary>
     public static void Acquire()
     {
         lock (s_gate)
@@ -34,7 +34,7 @@ public static class DateHeaderValues
             if (s_users++ == 0)
             {
                 Refresh();
-                s_timer = new Timer(static _ => Refresh(), null, TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(1));
+                Server.SecondTicker.Subscribe(s_refresh);
             }
         }
     }
@@ -46,13 +46,12 @@ public static class DateHeaderValues
         {
             if (s_users > 0 && --s_users == 0)
             {
-                s_timer?.Dispose();
-                s_timer = null;
+                Server.SecondTicker.Unsubscribe(s_refresh);
             }
         }
     }
 
-    /// <summary>Formats the current time now (the timer calls this once a second).</summary>
+    /// <summary>Formats the current time now (the ticker calls this once a second).</summary>
     internal static void Refresh()
     {
         DateTimeOffset now = DateTimeOffset.UtcNow;

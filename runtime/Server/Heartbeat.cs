@@ -11,16 +11,28 @@ internal sealed class Heartbeat : IDisposable
 {
     private readonly TimeProvider _clock;
     private readonly Action<long> _onTick;
-    private readonly ITimer _timer;
+    private readonly ITimer? _timer;
+    private readonly Action? _tick;
     private int _running;
 
-    /// <summary>Starts ticking every <paramref name="interval"/> on <paramref name="clock"/>'s timers.</summary>
+    /// <summary>
+    /// Starts ticking every <paramref name="interval"/>: on the process's <see cref="SecondTicker"/> thread for the system
+    /// clock at one second (a server's default), otherwise on <paramref name="clock"/>'s timers (tests drive a manual one).
+    /// </summary>
     public Heartbeat(TimeProvider clock, TimeSpan interval, Action<long> onTick)
     {
         ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(interval, TimeSpan.Zero);
         _clock = clock;
         _onTick = onTick;
-        _timer = clock.CreateTimer(static state => ((Heartbeat)state!).Tick(), this, interval, interval);
+        if (ReferenceEquals(clock, TimeProvider.System) && interval == SecondTicker.Interval)
+        {
+            _tick = Tick;
+            SecondTicker.Subscribe(_tick);
+        }
+        else
+        {
+            _timer = clock.CreateTimer(static state => ((Heartbeat)state!).Tick(), this, interval, interval);
+        }
     }
 
     /// <summary>Runs one tick now, unless one is running (a tick that runs late must not overlap the next).</summary>
@@ -42,5 +54,12 @@ internal sealed class Heartbeat : IDisposable
     }
 
     /// <summary>Stops ticking; a tick already running finishes.</summary>
-    public void Dispose() => _timer.Dispose();
+    public void Dispose()
+    {
+        _timer?.Dispose();
+        if (_tick is not null)
+        {
+            SecondTicker.Unsubscribe(_tick);
+        }
+    }
 }
