@@ -9,6 +9,7 @@ using Falconet.Buffers;
 using Falconet.Transport;
 using Falconet.Transport.Libuv;
 using Falconet.Transport.Sockets;
+using Shouldly;
 
 namespace Falconet.Runtime.Tests.Transport;
 
@@ -89,7 +90,7 @@ internal sealed class TransportHarness : IAsyncDisposable
         ValueTask<TransportConnection?> accept = Listener.AcceptAsync();
         await client.ConnectAsync(endpoint).WaitAsync(StepTimeout);
         TransportConnection server = (await accept.AsTask().WaitAsync(StepTimeout))!;
-        Assert.NotNull(server);
+        server.ShouldNotBeNull();
         lock (_connections)
         {
             _connections.Add(server);
