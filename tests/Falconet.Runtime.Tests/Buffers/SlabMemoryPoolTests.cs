@@ -161,7 +161,7 @@ public sealed class SlabMemoryPoolTests
 
         failures.ShouldBeEmpty();
         pool.BlocksOutstanding.ShouldBe(0);
-        (pool.BlocksRented >= 4 * 10_000).ShouldBeTrue("every thread rents at least half of its steps");
+        pool.BlocksRented.ShouldBeGreaterThanOrEqualTo(4 * 10_000, "every thread rents at least half of its steps");
     });
 
     [Fact(Timeout = Timeout)]
@@ -248,7 +248,7 @@ public sealed class SlabMemoryPoolTests
 
         var error = await Should.ThrowAsync<PoolLeakException>(() => pool.WaitForAllReturnedAsync(TimeSpan.FromMilliseconds(150)).AsTask());
 
-        (Environment.TickCount64 - started >= 140).ShouldBeTrue("gave up before the timeout");
+        (Environment.TickCount64 - started).ShouldBeGreaterThanOrEqualTo(140, "gave up before the timeout");
         error.BlocksOutstanding.ShouldBe(1);
         error.PoolName.ShouldBe("wait-leak");
         error.Report.ShouldContain(nameof(RentInRequestParser), Case.Sensitive);

@@ -61,7 +61,7 @@ public sealed class SocketAllocationTests
         }
 
         double perRoundTrip = (double)best / RoundTrips;
-        (perRoundTrip <= MaxBytesPerRoundTrip).ShouldBeTrue($"{perRoundTrip:F2} bytes allocated per round trip in the best of {Windows} windows");
+        perRoundTrip.ShouldBeLessThanOrEqualTo(MaxBytesPerRoundTrip, $"{perRoundTrip:F2} bytes allocated per round trip in the best of {Windows} windows");
     }
 
     /// <summary>Measures <see cref="Windows"/> windows of <see cref="RoundTrips"/> round trips after a warm-up; one async method for the whole client, so its state machine is allocated once.</summary>
