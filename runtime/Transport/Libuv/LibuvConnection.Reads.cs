@@ -26,7 +26,7 @@ internal sealed unsafe partial class LibuvConnection
             int result = LibuvNative.ReadStart(_handle, &OnAlloc, &OnRead);
             if (result < 0)
             {
-                CompleteReceive(new LibuvException("uv_read_start", result));
+                CompleteReceive(0, new LibuvException("uv_read_start", result));
                 return;
             }
 
@@ -112,7 +112,7 @@ internal sealed unsafe partial class LibuvConnection
         else
         {
             StopReadingOnLoop();
-            CompleteReceive(read == LibuvNative.ECONNRESET
+            CompleteReceive(0, read == LibuvNative.ECONNRESET
                 ? new ConnectionResetException("The peer reset the connection.", new LibuvException("read", read))
                 : new LibuvException("read", read));
             return;
@@ -124,7 +124,8 @@ internal sealed unsafe partial class LibuvConnection
         }
     }
 
-    private void CompleteReceive(int read)
+    /// <summary>Completes the pending receive with <paramref name="read"/> bytes (0: end of stream), or with <paramref name="error"/>.</summary>
+    private void CompleteReceive(int read, Exception? error = null)
     {
         _receivePending = false;
         _receiveBuffer = default;
@@ -133,16 +134,6 @@ internal sealed unsafe partial class LibuvConnection
 
         // Cleared before the result is set: an inline continuation asks for the next receive from inside SetResult.
         Volatile.Write(ref _receiveOutstanding, 0);
-        Deliver(send: false, read, _receiveToken.IsCancellationRequested ? new OperationCanceledException(_receiveToken) : null);
-    }
-
-    private void CompleteReceive(Exception error)
-    {
-        _receivePending = false;
-        _receiveBuffer = default;
-        _receiveRegistration.Dispose();
-        _receiveRegistration = default;
-        Volatile.Write(ref _receiveOutstanding, 0);
-        Deliver(send: false, 0, _receiveToken.IsCancellationRequested ? new OperationCanceledException(_receiveToken) : error);
+        Deliver(send: false, read, _receiveToken.IsCancellationRequested ? new OperationCanceledException(_receiveToken) : error);
     }
 }
