@@ -16,11 +16,15 @@ namespace Falconet.Http;
 /// <remarks>
 /// The server starts a connection with <see cref="TransportConnection.Schedule"/> (on the thread pool, or on the
 /// connection's I/O or loop thread where the transport has one), never on the accept loop. After that the loop
-/// continues wherever its awaited receive or send completes: on the thread that completed it by default, or on the
-/// connection's own thread with I/O threads. Deadlines (<see cref="ConnectionDeadline"/>): while waiting for the first
+/// continues wherever its awaited receive or send completes: on its libuv loop thread (libuv's default, inline
+/// scheduling), on the thread that completed it (the sockets default, thread-pool scheduling), or on its own thread with the
+/// sockets transport's I/O threads. Deadlines (<see cref="ConnectionDeadline"/>): while waiting for the first
 /// byte of a request the keep-alive deadline runs, from the first byte to the end of the header section the
 /// request-headers deadline; the server's heartbeat expires a passed one (<see cref="OnHeartbeat"/>) and stops the
-/// receive, and this loop then closes quietly, or answers 408 when part of a request has arrived.
+/// receive, and this loop then closes quietly, or answers 408 when part of a request has arrived. This file holds the loop;
+/// the partial files beside it hold its other jobs: HttpConnection.Closing.cs (aborts and the lingering close),
+/// HttpConnection.Deadlines.cs (the heartbeat's side and the 408) and HttpConnection.Errors.cs (answers to failed requests
+/// and the reporting of rejections).
 /// </remarks>
 internal sealed partial class HttpConnection : IThreadPoolWorkItem
 {
