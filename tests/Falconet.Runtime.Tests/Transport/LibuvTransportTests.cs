@@ -32,19 +32,10 @@ public sealed class LibuvTransportTests
         harness.Factory.Pools.Count.ShouldBe(2);
         harness.Factory.Pools[1].OwnerThreadId.ShouldNotBe(harness.Factory.Pools[0].OwnerThreadId);
         (Socket client, TransportConnection server) = await harness.ConnectAsync();
-        ValueTask<int> pending = server.ReceiveAsync(new byte[16]);
-        Task<int> resumedOn = ResumeThreadAsync(pending);
 
-        await Task.Delay(20);
-        await TransportHarness.SendAllAsync(client, "x"u8.ToArray());
+        Thread resumedOn = await TransportHarness.ThreadAPendingReceiveResumesOnAsync(client, server);
 
-        (await resumedOn.WaitAsync(Step)).ShouldBe(server.Pool.OwnerThreadId);
-
-        static async Task<int> ResumeThreadAsync(ValueTask<int> receive)
-        {
-            await receive.ConfigureAwait(false);
-            return Environment.CurrentManagedThreadId;
-        }
+        resumedOn.ManagedThreadId.ShouldBe(server.Pool.OwnerThreadId);
     }
 
     [Fact(Timeout = Timeout)]
@@ -65,18 +56,10 @@ public sealed class LibuvTransportTests
     {
         await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.Libuv, scheduling: IoScheduling.ThreadPool);
         (Socket client, TransportConnection server) = await harness.ConnectAsync();
-        ValueTask<int> pending = server.ReceiveAsync(new byte[16]);
-        Task<bool> resumedOnPool = ResumeAsync(pending);
 
-        await TransportHarness.SendAllAsync(client, "x"u8.ToArray());
+        Thread resumedOn = await TransportHarness.ThreadAPendingReceiveResumesOnAsync(client, server);
 
-        (await resumedOnPool.WaitAsync(Step)).ShouldBeTrue();
-
-        static async Task<bool> ResumeAsync(ValueTask<int> receive)
-        {
-            await receive.ConfigureAwait(false);
-            return Thread.CurrentThread.IsThreadPoolThread;
-        }
+        resumedOn.IsThreadPoolThread.ShouldBeTrue();
     }
 
     [Fact(Timeout = Timeout)]

@@ -50,19 +50,10 @@ public sealed class SocketTransportTests
     {
         await using TransportHarness harness = await TransportHarness.StartAsync(scheduling: IoScheduling.IoThreads);
         (Socket client, TransportConnection server) = await harness.ConnectAsync();
-        ValueTask<int> pending = server.ReceiveAsync(new byte[16]);
-        Task<int> resumedOn = ResumeThreadAsync(pending);
 
-        await Task.Delay(20);
-        await TransportHarness.SendAllAsync(client, "x"u8.ToArray());
+        Thread resumedOn = await TransportHarness.ThreadAPendingReceiveResumesOnAsync(client, server);
 
-        (await resumedOn.WaitAsync(Step)).ShouldBe(server.Pool.OwnerThreadId);
-
-        static async Task<int> ResumeThreadAsync(ValueTask<int> receive)
-        {
-            await receive.ConfigureAwait(false);
-            return Environment.CurrentManagedThreadId;
-        }
+        resumedOn.ManagedThreadId.ShouldBe(server.Pool.OwnerThreadId);
     }
 
     [Fact(Timeout = Timeout)]
@@ -138,20 +129,10 @@ public sealed class SocketTransportTests
         await using TransportHarness harness = await TransportHarness.StartAsync();
         (Socket client, TransportConnection server) = await harness.ConnectAsync();
         server.Pool.OwnerThreadId.ShouldBe(SlabMemoryPool.NoOwnerThread);
-        ValueTask<int> pending = server.ReceiveAsync(new byte[16]);
-        Task<(bool PoolThread, string? Name)> resumedOn = ResumeThreadAsync(pending);
 
-        await Task.Delay(20);
-        await TransportHarness.SendAllAsync(client, "x"u8.ToArray());
+        Thread resumedOn = await TransportHarness.ThreadAPendingReceiveResumesOnAsync(client, server);
 
-        (bool poolThread, string? name) = await resumedOn.WaitAsync(Step);
-        poolThread.ShouldBeTrue("the receive resumed on " + name + ", not on a thread-pool thread");
-
-        static async Task<(bool, string?)> ResumeThreadAsync(ValueTask<int> receive)
-        {
-            await receive.ConfigureAwait(false);
-            return (Thread.CurrentThread.IsThreadPoolThread, Thread.CurrentThread.Name);
-        }
+        resumedOn.IsThreadPoolThread.ShouldBeTrue("the receive resumed on " + resumedOn.Name + ", not on a thread-pool thread");
     }
 
     [Fact(Timeout = Timeout)]

@@ -129,6 +129,25 @@ internal sealed class TransportHarness : IAsyncDisposable
         }
     }
 
+    /// <summary>
+    /// Starts a receive on <paramref name="server"/>, sends one byte from <paramref name="client"/> once the receive is
+    /// pending, and returns the thread the receive's continuation ran on.
+    /// </summary>
+    public static async Task<Thread> ThreadAPendingReceiveResumesOnAsync(Socket client, TransportConnection server)
+    {
+        ValueTask<int> pending = server.ReceiveAsync(new byte[16]);
+        Task<Thread> resumedOn = ResumedThreadAsync(pending);
+        await Task.Delay(20).ConfigureAwait(false);
+        await SendAllAsync(client, "x"u8.ToArray()).ConfigureAwait(false);
+        return await resumedOn.WaitAsync(StepTimeout).ConfigureAwait(false);
+
+        static async Task<Thread> ResumedThreadAsync(ValueTask<int> receive)
+        {
+            await receive.ConfigureAwait(false);
+            return Thread.CurrentThread;
+        }
+    }
+
     public static async Task ReceiveExactlyAsync(Socket socket, Memory<byte> target)
     {
         while (!target.IsEmpty)
