@@ -2,6 +2,7 @@ using System;
 using System.Buffers;
 using BenchmarkDotNet.Attributes;
 using Falconet.Http;
+using Falconet.Http.Parsing.Tests.Support;
 
 namespace Falconet.Benchmarks.Parsing;
 
@@ -18,10 +19,7 @@ public class RequestParsingBenchmarks
     {
         byte[] request = HeaderBlocks.BrowserRequest;
         _oneBlock = new ReadOnlySequence<byte>(request);
-        int split = request.Length / 2;
-        var first = new Block(request.AsMemory(0, split), 0);
-        Block second = first.Append(request.AsMemory(split));
-        _twoBlocks = new ReadOnlySequence<byte>(first, 0, second, second.Memory.Length);
+        _twoBlocks = Segments.Chain(Segments.SplitAt(request, request.Length / 2));
     }
 
     /// <summary>The whole request in one block.</summary>
@@ -58,22 +56,6 @@ public class RequestParsingBenchmarks
 
         public readonly void OnHeadersComplete()
         {
-        }
-    }
-
-    private sealed class Block : ReadOnlySequenceSegment<byte>
-    {
-        public Block(ReadOnlyMemory<byte> memory, long runningIndex)
-        {
-            Memory = memory;
-            RunningIndex = runningIndex;
-        }
-
-        public Block Append(ReadOnlyMemory<byte> memory)
-        {
-            var next = new Block(memory, RunningIndex + Memory.Length);
-            Next = next;
-            return next;
         }
     }
 }

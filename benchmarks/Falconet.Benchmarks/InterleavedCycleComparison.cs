@@ -1,13 +1,13 @@
 using System;
-using System.Diagnostics;
 using System.Globalization;
 
 namespace Falconet.Benchmarks;
 
 /// <summary>
 /// The 8-header cycle against the Dictionary, measured so that a busy machine cannot skew the ratio: the contenders run
-/// in alternating short rounds in one process, so load from other processes lands on all alike. Prints the fastest and
-/// the median round of each, their ratios to the Dictionary, and the bytes each generated cycle allocated over all its rounds.
+/// in alternating short rounds in one process (<see cref="AlternatingRounds"/>), so load from other processes lands on all
+/// alike. Prints the fastest and the median round of each, their ratios to the Dictionary, and the bytes each generated
+/// cycle allocated over all its rounds.
 /// </summary>
 public static class InterleavedCycleComparison
 {
@@ -15,59 +15,23 @@ public static class InterleavedCycleComparison
     public static void Run(int rounds = 200, int cyclesPerRound = 20_000)
     {
         var benchmarks = new RequestHeadersCycleBenchmarks();
-        (string Name, Func<int> Cycle)[] contenders =
-        {
+        (string Name, Func<int> Operation)[] contenders =
+        [
             ("Dictionary<string, StringValues>", benchmarks.Dictionary),
             ("generated RequestHeaders", benchmarks.Generated),
             ("generated, parser's path", benchmarks.GeneratedParserPath),
             ("app's HeaderSet, parser's path", benchmarks.AppSetParserPath),
-        };
-        var nanoseconds = new double[contenders.Length][];
-        var allocated = new long[contenders.Length];
-        long checksum = 0;
+        ];
 
-        // Warm-up, so every contender runs optimized (tiered) code before the first measured round.
-        for (int i = 0; i < 200_000; i++)
-        {
-            foreach ((_, Func<int> cycle) in contenders)
-            {
-                checksum += cycle();
-            }
-        }
-
-        for (int c = 0; c < contenders.Length; c++)
-        {
-            nanoseconds[c] = new double[rounds];
-        }
-
-        for (int round = 0; round < rounds; round++)
-        {
-            for (int c = 0; c < contenders.Length; c++)
-            {
-                Func<int> cycle = contenders[c].Cycle;
-                long before = GC.GetAllocatedBytesForCurrentThread();
-                long start = Stopwatch.GetTimestamp();
-                for (int i = 0; i < cyclesPerRound; i++)
-                {
-                    checksum += cycle();
-                }
-
-                nanoseconds[c][round] = Stopwatch.GetElapsedTime(start).TotalNanoseconds / cyclesPerRound;
-                allocated[c] += GC.GetAllocatedBytesForCurrentThread() - before;
-            }
-        }
+        // A longer warm-up than the default, so every contender runs optimized (tiered) code before the first measured round.
+        AlternatingRounds.Result[] results = AlternatingRounds.Run(contenders, rounds, cyclesPerRound, out long checksum, warmUpOperations: 200_000);
 
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"8-header cycle, {rounds} alternating rounds of {cyclesPerRound:N0} cycles (checksum {checksum})"));
-        Array.Sort(nanoseconds[0]);
-        double baselineFastest = nanoseconds[0][0];
-        double baselineMedian = nanoseconds[0][rounds / 2];
-        for (int c = 0; c < contenders.Length; c++)
+        AlternatingRounds.Result baseline = results[0];
+        foreach (AlternatingRounds.Result result in results)
         {
-            Array.Sort(nanoseconds[c]);
-            double fastest = nanoseconds[c][0];
-            double median = nanoseconds[c][rounds / 2];
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"{contenders[c].Name,-34} fastest {fastest,6:F1} ns, median {median,6:F1} ns, {allocated[c]} bytes allocated in all rounds, speed-up {baselineFastest / fastest:F2}x fastest / {baselineMedian / median:F2}x median"));
+                $"{result.Name,-34} fastest {result.Fastest,6:F1} ns, median {result.Median,6:F1} ns, {result.AllocatedBytes} bytes allocated in all rounds, speed-up {baseline.Fastest / result.Fastest:F2}x fastest / {baseline.Median / result.Median:F2}x median"));
         }
     }
 }

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
+using System.Numerics;
 
 namespace Falconet.Benchmarks;
 
@@ -14,15 +15,21 @@ internal static class AlternatingRounds
     /// <summary>One variant's figures: nanoseconds per operation in its fastest and its median round, bytes it allocated.</summary>
     public readonly record struct Result(string Name, double Fastest, double Median, long AllocatedBytes);
 
-    /// <summary>Warms every variant up, then runs <paramref name="rounds"/> rounds of <paramref name="operationsPerRound"/> operations each.</summary>
-    public static Result[] Run(IReadOnlyList<(string Name, Func<long> Operation)> variants, int rounds, int operationsPerRound, out long checksum)
+    /// <summary>
+    /// Warms every variant up with <paramref name="warmUpOperations"/> operations, then runs <paramref name="rounds"/> rounds
+    /// of <paramref name="operationsPerRound"/> operations each.
+    /// </summary>
+    /// <typeparam name="T">What an operation returns: generic, so a benchmark method binds as the delegate itself, with no wrapper call.</typeparam>
+    public static Result[] Run<T>(IReadOnlyList<(string Name, Func<T> Operation)> variants, int rounds, int operationsPerRound, out long checksum,
+        int warmUpOperations = 50_000)
+        where T : IBinaryInteger<T>
     {
         checksum = 0;
-        for (int i = 0; i < 50_000; i++)
+        for (int i = 0; i < warmUpOperations; i++)
         {
-            foreach ((_, Func<long> operation) in variants)
+            foreach ((_, Func<T> operation) in variants)
             {
-                checksum += operation();
+                checksum += long.CreateTruncating(operation());
             }
         }
 
@@ -37,12 +44,12 @@ internal static class AlternatingRounds
         {
             for (int v = 0; v < variants.Count; v++)
             {
-                Func<long> operation = variants[v].Operation;
+                Func<T> operation = variants[v].Operation;
                 long before = GC.GetAllocatedBytesForCurrentThread();
                 long start = Stopwatch.GetTimestamp();
                 for (int i = 0; i < operationsPerRound; i++)
                 {
-                    checksum += operation();
+                    checksum += long.CreateTruncating(operation());
                 }
 
                 times[v][round] = Stopwatch.GetElapsedTime(start).TotalNanoseconds / operationsPerRound;

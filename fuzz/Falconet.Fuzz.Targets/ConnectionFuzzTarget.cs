@@ -7,6 +7,7 @@ using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Http;
+using Falconet.Http.Parsing.Tests.Support;
 using Falconet.Server;
 
 namespace Falconet.Fuzz;
@@ -38,15 +39,11 @@ public sealed class ConnectionFuzzTarget : IAsyncDisposable
         _logs = logs;
     }
 
-    /// <summary>The limits the server runs with: small, so that every limit is within a fuzzer's reach.</summary>
-    public static HttpLimits Limits { get; } = new()
-    {
-        MaxRequestLineSize = 256,
-        MaxRequestHeadersSize = 1024,
-        MaxRequestHeaderCount = 20,
-        MaxRequestBodySize = 4096,
-        MaxChunkExtensionSize = 32,
-    };
+    /// <summary>
+    /// The limits the server runs with: the request suite's, small so that every limit is within a fuzzer's reach, and the
+    /// same as the suite's so that its seeds get the answers the suite expects.
+    /// </summary>
+    public static HttpLimits Limits => RequestSuite.Limits;
 
     /// <summary>Starts the server; <paramref name="trackLeaks"/> records who rented each block (slower, names the leaker).</summary>
     public static async Task<ConnectionFuzzTarget> StartAsync(bool trackLeaks = false)

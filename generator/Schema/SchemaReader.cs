@@ -56,18 +56,8 @@ internal static class SchemaReader
         }
 
         var seen = new HashSet<string>(StringComparer.Ordinal);
-        while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+        while (NextProperty(ref reader, context, seen, "the schema root", out string property) is { } propertyLocation)
         {
-            string property = reader.GetString()!;
-            LocationInfo propertyLocation = Locate(ref reader, context);
-            reader.Read();
-            if (!seen.Add(property))
-            {
-                context.Report(DiagnosticDescriptors.DuplicateProperty, propertyLocation, property, "the schema root");
-                reader.Skip();
-                continue;
-            }
-
             switch (property)
             {
                 case "$schema":
@@ -174,18 +164,8 @@ internal static class SchemaReader
         LocationInfo contentLengthLocation = objectLocation;
         var values = new List<(string Value, LocationInfo Location)>();
         var seen = new HashSet<string>(StringComparer.Ordinal);
-        while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+        while (NextProperty(ref reader, context, seen, "a header", out string property) is { } propertyLocation)
         {
-            string property = reader.GetString()!;
-            LocationInfo propertyLocation = Locate(ref reader, context);
-            reader.Read();
-            if (!seen.Add(property))
-            {
-                context.Report(DiagnosticDescriptors.DuplicateProperty, propertyLocation, property, "a header");
-                reader.Skip();
-                continue;
-            }
-
             switch (property)
             {
                 case "name":
@@ -307,6 +287,31 @@ internal static class SchemaReader
         }
 
         return value[0] is ' ' or '\t' || value[value.Length - 1] is ' ' or '\t' ? "starts or ends with whitespace, which the parser trims" : null;
+    }
+
+    /// <summary>
+    /// Moves to the next property of the object being read and onto its value, and returns the property's location; a
+    /// property the object had already is reported (FALC015, for <paramref name="owner"/>) and skipped. Null at the end of
+    /// the object.
+    /// </summary>
+    private static LocationInfo? NextProperty(ref Utf8JsonReader reader, ReadContext context, HashSet<string> seen, string owner, out string property)
+    {
+        while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+        {
+            property = reader.GetString()!;
+            LocationInfo location = Locate(ref reader, context);
+            reader.Read();
+            if (seen.Add(property))
+            {
+                return location;
+            }
+
+            context.Report(DiagnosticDescriptors.DuplicateProperty, location, property, owner);
+            reader.Skip();
+        }
+
+        property = string.Empty;
+        return null;
     }
 
     private static bool ExpectString(ref Utf8JsonReader reader, ReadContext context, string what)

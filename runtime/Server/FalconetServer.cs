@@ -439,7 +439,7 @@ public class FalconetServer : IAsyncDisposable
 
             if (_httpsListeners.TryGetValue(listener, out TlsServerSettings? tls))
             {
-                // HTTP starts once the handshake completes, on the connection's I/O thread.
+                // The handshake runs where the transport schedules the connection's code; HTTP starts there once it completes.
                 _handshakes!.Start(accepted, tls);
                 continue;
             }

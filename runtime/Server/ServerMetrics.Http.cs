@@ -31,7 +31,7 @@ public static partial class ServerMetrics
     /// <summary>Histogram (seconds): how long connections stayed open.</summary>
     public const string ConnectionDurationName = "falconet.server.connection.duration";
 
-    /// <summary>UpDownCounter: connections accepted and waiting for their I/O thread to start them.</summary>
+    /// <summary>UpDownCounter: connections accepted and waiting to be started where the transport schedules them.</summary>
     public const string QueuedConnectionsName = "falconet.server.queued_connections";
 
     private static readonly Histogram<double> s_requestDuration = s_meter.CreateHistogram(
@@ -53,7 +53,7 @@ public static partial class ServerMetrics
 
     private static readonly object?[] s_statusCodes = new object?[600];
 
-    /// <summary>Called by the accept loop before a connection is handed to its I/O thread; true when it was counted as queued.</summary>
+    /// <summary>Called by the accept loop before a connection is handed to <c>TransportConnection.Schedule</c>; true when it was counted as queued.</summary>
     internal static bool ConnectionQueued(EndPoint? local)
     {
         if (!s_queuedConnections.Enabled)
@@ -116,7 +116,7 @@ public static partial class ServerMetrics
         /// <summary>Marks a connection that <see cref="ConnectionQueued"/> counted.</summary>
         public void SetQueued(bool queued) => _queued = queued;
 
-        /// <summary>The connection's I/O thread starts it: it leaves the queue and becomes active.</summary>
+        /// <summary>The connection starts where the transport scheduled it: it leaves the queue and becomes active.</summary>
         public void ConnectionStarted(EndPoint? local)
         {
             if (_queued)

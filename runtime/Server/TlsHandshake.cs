@@ -11,7 +11,8 @@ using Falconet.Transport.Tls;
 namespace Falconet.Server;
 
 /// <summary>
-/// The TLS handshake of one connection accepted on an HTTPS endpoint: runs on the connection's I/O thread, then hands
+/// The TLS handshake of one connection accepted on an HTTPS endpoint: runs where the transport schedules the connection's
+/// code (<see cref="TransportConnection.Schedule"/>: its libuv loop, or the thread pool for sockets), then hands
 /// the TLS connection to a new <see cref="HttpConnection"/>, or closes it and counts why it failed.
 /// </summary>
 /// <remarks>
@@ -103,7 +104,7 @@ internal sealed class TlsHandshake : IThreadPoolWorkItem
             TlsLog.HandshakeCompleted(_owner.Logger, _connection.RemoteEndPoint, _connection.Info.Protocol, elapsed.TotalMilliseconds);
             if (_owner.TryHandOff(this, _connection, out HttpConnection? http))
             {
-                // Already on the connection's I/O thread: HTTP starts here.
+                // Already where the transport runs the connection's code: HTTP starts here.
                 _ = http.RunAsync();
                 return;
             }

@@ -49,7 +49,7 @@ internal sealed class TlsHandshakes
         }
     }
 
-    /// <summary>Starts the handshake of a connection accepted on an HTTPS endpoint, on the connection's I/O thread.</summary>
+    /// <summary>Starts the handshake of a connection accepted on an HTTPS endpoint where the transport schedules the connection's code.</summary>
     public void Start(TransportConnection accepted, TlsServerSettings settings)
     {
         var handshake = new TlsHandshake(this, accepted, settings, Clock.GetTimestamp());

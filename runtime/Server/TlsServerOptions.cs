@@ -17,7 +17,8 @@ public sealed class TlsServerOptions
     /// <summary>
     /// Chooses the certificate for each handshake from the host name the client sent with SNI (null when it sent none).
     /// Returning null refuses the handshake: the client gets an unrecognized_name alert and the connection closes. Called
-    /// on the connection's I/O thread during the handshake: keep it fast (a dictionary lookup), never blocking. Each
+    /// during the handshake, where the connection's code runs (with libuv, a loop thread that serves many connections): keep
+    /// it fast (a dictionary lookup), never blocking. Each
     /// distinct certificate it returns is prepared once (its chain built) and reused.
     /// </summary>
     public Func<string?, X509Certificate2?>? ServerCertificateSelector { get; set; }

@@ -2,6 +2,7 @@ using System;
 using System.IO;
 using System.Linq;
 using System.Reflection;
+using Shouldly;
 
 namespace Falconet.Generated.Tests;
 
@@ -16,30 +17,21 @@ public sealed class GeneratedDriftTests
         string emittedFolder = Folder("RuntimeGeneratedFolder");
         string committedFolder = Folder("CommittedGeneratedFolder");
         string[] emitted = Directory.Exists(emittedFolder) ? Directory.GetFiles(emittedFolder, "*.g.cs") : Array.Empty<string>();
-        Assert.True(emitted.Length > 0, $"The runtime build wrote no generated files to {emittedFolder}; build the runtime project first.");
+        emitted.Length.ShouldBeGreaterThan(0, $"The runtime build wrote no generated files to {emittedFolder}; build the runtime project first.");
 
         foreach (string path in emitted)
         {
             string name = Path.GetFileName(path);
             string committed = Path.Combine(committedFolder, name);
-            if (!File.Exists(committed))
-            {
-                Assert.Fail($"generated/{name} is missing. Refresh generated/ with: {RefreshCommand}");
-            }
-
-            if (File.ReadAllText(committed) != File.ReadAllText(path))
-            {
-                Assert.Fail($"generated/{name} differs from what the generator emits now. Refresh generated/ with: {RefreshCommand}");
-            }
+            File.Exists(committed).ShouldBeTrue($"generated/{name} is missing. Refresh generated/ with: {RefreshCommand}");
+            (File.ReadAllText(committed) == File.ReadAllText(path)).ShouldBeTrue(
+                $"generated/{name} differs from what the generator emits now. Refresh generated/ with: {RefreshCommand}");
         }
 
         foreach (string path in Directory.GetFiles(committedFolder, "*.g.cs"))
         {
             string name = Path.GetFileName(path);
-            if (!emitted.Any(e => Path.GetFileName(e) == name))
-            {
-                Assert.Fail($"generated/{name} is no longer emitted. Refresh generated/ with: {RefreshCommand}");
-            }
+            emitted.ShouldContain(e => Path.GetFileName(e) == name, $"generated/{name} is no longer emitted. Refresh generated/ with: {RefreshCommand}");
         }
     }
 

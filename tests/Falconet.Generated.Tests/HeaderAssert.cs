@@ -1,5 +1,6 @@
 using System.Collections.Generic;
 using Microsoft.Extensions.Primitives;
+using Shouldly;
 
 namespace Falconet.Generated.Tests;
 
@@ -15,7 +16,7 @@ internal static class HeaderAssert
             enumerated++;
         }
 
-        Assert.Equal(expected, headers.Count);
-        Assert.Equal(expected, enumerated);
+        headers.Count.ShouldBe(expected);
+        enumerated.ShouldBe(expected);
     }
 }

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Text;
+using Shouldly;
 
 namespace Falconet.Generated.Tests;
 
@@ -37,8 +38,8 @@ public sealed class HeaderNameMatchingTests
             }
         }
 
-        Assert.True(checkedVariants > probe.KnownNames.Count * 4, "too few variants were checked: " + checkedVariants);
-        Assert.True(failures.Count == 0, Describe(failures));
+        checkedVariants.ShouldBeGreaterThan(probe.KnownNames.Count * 4, "too few variants were checked: " + checkedVariants);
+        failures.ShouldBeEmpty(Describe(failures));
     }
 
     [Theory]
@@ -66,8 +67,8 @@ public sealed class HeaderNameMatchingTests
             }
         }
 
-        Assert.True(foreignNames > 0, "every name of the schema is known to the " + collection + " collection");
-        Assert.True(failures.Count == 0, Describe(failures));
+        foreignNames.ShouldBeGreaterThan(0, "every name of the schema is known to the " + collection + " collection");
+        failures.ShouldBeEmpty(Describe(failures));
     }
 
     [Theory]
@@ -105,8 +106,8 @@ public sealed class HeaderNameMatchingTests
         }
 
         // Only the other case of a letter may still match: the loop above must have seen those, or it proved nothing.
-        Assert.True(caseVariants > 0, "no case variant was produced by the single-byte changes");
-        Assert.True(failures.Count == 0, Describe(failures));
+        caseVariants.ShouldBeGreaterThan(0, "no case variant was produced by the single-byte changes");
+        failures.ShouldBeEmpty(Describe(failures));
     }
 
     [Theory]
@@ -136,8 +137,8 @@ public sealed class HeaderNameMatchingTests
         }
 
         // The near-known quarter must hit known names often, or the comparison only ever exercised the miss path.
-        Assert.True(matches > RandomInputs / 40, "only " + matches + " random names were known");
-        Assert.True(failures.Count == 0, Describe(failures));
+        matches.ShouldBeGreaterThan(RandomInputs / 40, "only " + matches + " random names were known");
+        failures.ShouldBeEmpty(Describe(failures));
     }
 
     private static IEnumerable<byte[]> CaseVariants(string name)

@@ -1,6 +1,7 @@
 using System;
 using Falconet.Http;
 using Microsoft.Extensions.Primitives;
+using Shouldly;
 
 namespace Falconet.Generated.Tests;
 
@@ -29,8 +30,8 @@ public sealed class HeaderReuseTests
         headers.Append("host"u8, "www.example.com"u8);
         headers.Append("user-agent"u8, "Mozilla/5.0 (X11; Linux x86_64)"u8);
 
-        Assert.Same(host, headers.Host.ToString());
-        Assert.Same(userAgent, headers.UserAgent.ToString());
+        headers.Host.ToString().ShouldBeSameAs(host);
+        headers.UserAgent.ToString().ShouldBeSameAs(userAgent);
     }
 
     [Fact]
@@ -43,8 +44,8 @@ public sealed class HeaderReuseTests
         headers.Clear();
         headers.Append("Host"u8, "b.example.com"u8);
 
-        Assert.Equal("b.example.com", headers.Host);
-        Assert.NotSame(first, headers.Host.ToString());
+        headers.Host.ToString().ShouldBe("b.example.com");
+        headers.Host.ToString().ShouldNotBeSameAs(first);
     }
 
     [Fact]
@@ -56,12 +57,12 @@ public sealed class HeaderReuseTests
         second.Append("Connection"u8, "keep-alive"u8);
         string shared = first.Connection.ToString();
 
-        Assert.Same(shared, second.Connection.ToString());
+        second.Connection.ToString().ShouldBeSameAs(shared);
         first.Clear();
         first.Append("Connection"u8, "close"u8);
         first.Clear();
         first.Append("Connection"u8, "keep-alive"u8);
-        Assert.Same(shared, first.Connection.ToString());
+        first.Connection.ToString().ShouldBeSameAs(shared);
     }
 
     [Fact]
@@ -73,8 +74,8 @@ public sealed class HeaderReuseTests
         headers.Clear();
         headers.Append("Connection"u8, "Keep-Alive"u8);
 
-        Assert.Equal("Keep-Alive", headers.Connection);
-        Assert.NotSame(lower, headers.Connection.ToString());
+        headers.Connection.ToString().ShouldBe("Keep-Alive");
+        headers.Connection.ToString().ShouldNotBeSameAs(lower);
     }
 
     [Fact]
@@ -87,7 +88,7 @@ public sealed class HeaderReuseTests
 
         headers.Append("Host"u8, "a.example.com"u8);
 
-        Assert.Equal("a.example.com", headers.Host);
+        headers.Host.ToString().ShouldBe("a.example.com");
     }
 
     [Fact]
@@ -100,7 +101,7 @@ public sealed class HeaderReuseTests
 
         headers.Append("Cookie"u8, "a=1"u8);
 
-        Assert.Equal(new StringValues("a=1"), headers.Cookie);
+        headers.Cookie.ShouldBe(new StringValues("a=1"));
     }
 
     [Fact]
@@ -109,15 +110,15 @@ public sealed class HeaderReuseTests
         var headers = new RequestHeaders();
         headers.Append("Accept"u8, "text/html"u8);
         headers.Append("Accept"u8, "image/png"u8);
-        Assert.Equal(new StringValues(new[] { "text/html", "image/png" }), headers.Accept);
+        headers.Accept.ShouldBe(new StringValues(new[] { "text/html", "image/png" }));
         headers.Clear();
 
         headers.Append("Accept"u8, "text/html"u8);
 
-        Assert.Equal(new StringValues("text/html"), headers.Accept);
+        headers.Accept.ShouldBe(new StringValues("text/html"));
         headers.Clear();
         headers.Append("Accept"u8, "text/html"u8);
-        Assert.Equal(new StringValues("text/html"), headers.Accept);
+        headers.Accept.ShouldBe(new StringValues("text/html"));
     }
 
     [Fact]
@@ -126,14 +127,14 @@ public sealed class HeaderReuseTests
         var headers = new RequestHeaders();
         headers.Append("Referer"u8, "https://a.example/"u8);
         string first = headers.Referer.ToString();
-        Assert.True(headers.Remove("Referer"));
+        headers.Remove("Referer").ShouldBeTrue();
         headers.Clear();
 
         headers.Append("Referer"u8, "https://a.example/"u8);
-        Assert.Same(first, headers.Referer.ToString());
+        headers.Referer.ToString().ShouldBeSameAs(first);
         headers.Clear();
         headers.Append("Referer"u8, "https://b.example/"u8);
-        Assert.Equal("https://b.example/", headers.Referer);
+        headers.Referer.ToString().ShouldBe("https://b.example/");
     }
 
     [Fact]
@@ -150,8 +151,8 @@ public sealed class HeaderReuseTests
 
         long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
 
-        Assert.Equal(0, allocated);
-        Assert.Equal(1_002 * 3, read);
+        allocated.ShouldBe(0);
+        read.ShouldBe(1_002 * 3);
     }
 
     [Fact]
@@ -169,7 +170,7 @@ public sealed class HeaderReuseTests
         }
 
         long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-        Assert.True(allocated == 0, allocated + " bytes over 1,000 fill/CopyTo/clear cycles of a two-header response (" + (allocated / 1_000) + " per cycle)");
+        allocated.ShouldBe(0, allocated + " bytes over 1,000 fill/CopyTo/clear cycles of a two-header response (" + (allocated / 1_000) + " per cycle)");
     }
 
     private static void FillResponse(ResponseHeaders headers, System.Buffers.ArrayBufferWriter<byte> writer)

@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Text;
 using Falconet.Http;
+using Shouldly;
 
 namespace Falconet.Generated.Tests;
 
@@ -20,7 +21,7 @@ public sealed class MethodAndVersionMatchingTests
             foreach (string line in new[] { method + " /", method + " ", method + " /plaintext HTTP/1.1\r\n", method + " * HTTP/1.1" })
             {
                 KnownMethod actual = KnownMethods.Match(Encoding.ASCII.GetBytes(line), out int length);
-                Assert.True(actual == expected && length == method.Length, $"'{line}' gave {actual}/{length}, expected {expected}/{method.Length}");
+                (actual == expected && length == method.Length).ShouldBeTrue($"'{line}' gave {actual}/{length}, expected {expected}/{method.Length}");
             }
         }
     }
@@ -31,13 +32,13 @@ public sealed class MethodAndVersionMatchingTests
         foreach (string method in KnownSchema.Methods)
         {
             KnownMethod member = s_methods[method];
-            Assert.Same(KnownMethods.GetName(member), KnownMethods.GetName(member));
-            Assert.Equal(method, Encoding.ASCII.GetString(KnownMethods.GetBytes(member)));
+            KnownMethods.GetName(member).ShouldBeSameAs(KnownMethods.GetName(member));
+            Encoding.ASCII.GetString(KnownMethods.GetBytes(member)).ShouldBe(method);
         }
 
-        Assert.Equal(string.Empty, KnownMethods.GetName(KnownMethod.None));
-        Assert.Equal(string.Empty, KnownMethods.GetName(KnownMethod.Custom));
-        Assert.True(KnownMethods.GetBytes(KnownMethod.Custom).IsEmpty);
+        KnownMethods.GetName(KnownMethod.None).ShouldBe(string.Empty);
+        KnownMethods.GetName(KnownMethod.Custom).ShouldBe(string.Empty);
+        KnownMethods.GetBytes(KnownMethod.Custom).IsEmpty.ShouldBeTrue();
     }
 
     [Fact]
@@ -62,12 +63,12 @@ public sealed class MethodAndVersionMatchingTests
                 {
                     variants++;
                     KnownMethod actual = KnownMethods.Match(Encoding.ASCII.GetBytes(line), out int length);
-                    Assert.True(actual == KnownMethod.Custom && length == method.Length, $"'{line}' gave {actual}/{length}, expected Custom/{method.Length}");
+                    (actual == KnownMethod.Custom && length == method.Length).ShouldBeTrue($"'{line}' gave {actual}/{length}, expected Custom/{method.Length}");
                 }
             }
         }
 
-        Assert.True(variants > 100);
+        variants.ShouldBeGreaterThan(100);
     }
 
     [Theory]
@@ -93,8 +94,8 @@ public sealed class MethodAndVersionMatchingTests
     {
         KnownMethod actual = KnownMethods.Match(Encoding.ASCII.GetBytes(line), out int length);
 
-        Assert.Equal(expected, actual);
-        Assert.Equal(expectedLength, length);
+        actual.ShouldBe(expected);
+        length.ShouldBe(expectedLength);
     }
 
     [Fact]
@@ -120,7 +121,7 @@ public sealed class MethodAndVersionMatchingTests
             }
         }
 
-        Assert.True(failures.Count == 0, Describe(failures));
+        failures.ShouldBeEmpty(Describe(failures));
     }
 
     [Fact]
@@ -136,7 +137,7 @@ public sealed class MethodAndVersionMatchingTests
             }
         }
 
-        Assert.True(failures.Count == 0, Describe(failures));
+        failures.ShouldBeEmpty(Describe(failures));
     }
 
     [Fact]
@@ -169,19 +170,19 @@ public sealed class MethodAndVersionMatchingTests
             CompareWithReference(buffer.AsSpan(0, length), failures);
         }
 
-        Assert.True(failures.Count == 0, Describe(failures));
+        failures.ShouldBeEmpty(Describe(failures));
     }
 
     [Fact]
     public void Versions_match_exactly_the_first_eight_bytes()
     {
-        Assert.Equal(KnownVersion.Http11, KnownVersions.Match("HTTP/1.1"u8));
-        Assert.Equal(KnownVersion.Http10, KnownVersions.Match("HTTP/1.0"u8));
-        Assert.Equal(KnownVersion.Http11, KnownVersions.Match("HTTP/1.1\r\n"u8));
-        Assert.Equal(KnownVersion.None, KnownVersions.Match("http/1.1"u8));
-        Assert.Equal(KnownVersion.None, KnownVersions.Match("HTTP/2.0"u8));
-        Assert.Equal("HTTP/1.1", KnownVersions.GetName(KnownVersion.Http11));
-        Assert.Equal("HTTP/1.0", Encoding.ASCII.GetString(KnownVersions.GetBytes(KnownVersion.Http10)));
+        KnownVersions.Match("HTTP/1.1"u8).ShouldBe(KnownVersion.Http11);
+        KnownVersions.Match("HTTP/1.0"u8).ShouldBe(KnownVersion.Http10);
+        KnownVersions.Match("HTTP/1.1\r\n"u8).ShouldBe(KnownVersion.Http11);
+        KnownVersions.Match("http/1.1"u8).ShouldBe(KnownVersion.None);
+        KnownVersions.Match("HTTP/2.0"u8).ShouldBe(KnownVersion.None);
+        KnownVersions.GetName(KnownVersion.Http11).ShouldBe("HTTP/1.1");
+        Encoding.ASCII.GetString(KnownVersions.GetBytes(KnownVersion.Http10)).ShouldBe("HTTP/1.0");
     }
 
     [Fact]
@@ -192,7 +193,7 @@ public sealed class MethodAndVersionMatchingTests
             byte[] bytes = Encoding.ASCII.GetBytes(version);
             for (int length = 0; length < bytes.Length; length++)
             {
-                Assert.Equal(KnownVersion.None, KnownVersions.Match(bytes.AsSpan(0, length)));
+                KnownVersions.Match(bytes.AsSpan(0, length)).ShouldBe(KnownVersion.None);
             }
         }
     }
@@ -209,10 +210,10 @@ public sealed class MethodAndVersionMatchingTests
             }
         }
 
-        Assert.Equal(KnownSchema.Versions.Count, byName.Count);
+        byName.Count.ShouldBe(KnownSchema.Versions.Count);
         foreach (string version in KnownSchema.Versions)
         {
-            Assert.Equal(byName[version], KnownVersions.Match(Encoding.ASCII.GetBytes(version)));
+            KnownVersions.Match(Encoding.ASCII.GetBytes(version)).ShouldBe(byName[version]);
             byte[] bytes = Encoding.ASCII.GetBytes(version + "\r\n");
             for (int position = 0; position < version.Length; position++)
             {
@@ -226,7 +227,7 @@ public sealed class MethodAndVersionMatchingTests
 
                     bytes[position] = (byte)value;
                     KnownVersion expected = byName.GetValueOrDefault(Encoding.Latin1.GetString(bytes, 0, version.Length), KnownVersion.None);
-                    Assert.Equal(expected, KnownVersions.Match(bytes));
+                    KnownVersions.Match(bytes).ShouldBe(expected);
                 }
 
                 bytes[position] = original;

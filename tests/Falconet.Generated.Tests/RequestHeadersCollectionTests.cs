@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Text;
 using Falconet.Http;
 using Microsoft.Extensions.Primitives;
+using Shouldly;
 
 namespace Falconet.Generated.Tests;
 
@@ -14,20 +15,20 @@ public sealed class RequestHeadersCollectionTests
     {
         var headers = new RequestHeaders();
 
-        Assert.True(headers.TryAppend("host"u8, "example.com"u8));
-        Assert.True(headers.TryAppend("X-Trace-Id"u8, "abc"u8));
-        Assert.True(headers.TryAppend("content-length"u8, "42"u8));
+        headers.TryAppend("host"u8, "example.com"u8).ShouldBeTrue();
+        headers.TryAppend("X-Trace-Id"u8, "abc"u8).ShouldBeTrue();
+        headers.TryAppend("content-length"u8, "42"u8).ShouldBeTrue();
 
         HeaderAssert.HasCount(headers, 3);
-        Assert.Equal("example.com", headers.Host);
-        Assert.Equal("example.com", headers["HOST"]);
-        Assert.Equal(42, headers.ContentLength);
-        Assert.Equal("42", headers["Content-Length"]);
-        Assert.Equal("abc", headers["x-trace-id"]);
-        Assert.True(headers.TryGetValue("X-TRACE-ID", out StringValues unknown));
-        Assert.Equal("abc", unknown);
-        Assert.False(headers.TryGetValue("Accept", out StringValues absent));
-        Assert.Equal(StringValues.Empty, absent);
+        headers.Host.ToString().ShouldBe("example.com");
+        headers["HOST"].ToString().ShouldBe("example.com");
+        headers.ContentLength.ShouldBe(42);
+        headers["Content-Length"].ToString().ShouldBe("42");
+        headers["x-trace-id"].ToString().ShouldBe("abc");
+        headers.TryGetValue("X-TRACE-ID", out StringValues unknown).ShouldBeTrue();
+        unknown.ToString().ShouldBe("abc");
+        headers.TryGetValue("Accept", out StringValues absent).ShouldBeFalse();
+        absent.ShouldBe(StringValues.Empty);
     }
 
     [Fact]
@@ -45,8 +46,8 @@ public sealed class RequestHeadersCollectionTests
             seen.Add(pair.Key + "=" + pair.Value);
         }
 
-        Assert.Equal(new[] { "Host=localhost", "User-Agent=curl/8.5", "Content-Length=7", "X-Custom=1" }, seen);
-        Assert.Equal(seen.Count, headers.Count);
+        seen.ShouldBe(new[] { "Host=localhost", "User-Agent=curl/8.5", "Content-Length=7", "X-Custom=1" });
+        headers.Count.ShouldBe(seen.Count);
     }
 
     [Fact]
@@ -58,18 +59,18 @@ public sealed class RequestHeadersCollectionTests
         headers.Append("X-Forwarded-Path"u8, "/a"u8);
         headers.Append("x-forwarded-path"u8, "/b"u8);
 
-        Assert.Equal(new[] { "text/html", "*/*" }, headers.Accept.ToArray());
-        Assert.Equal(new[] { "/a", "/b" }, headers["X-Forwarded-Path"].ToArray());
+        headers.Accept.ToArray().ShouldBe(new[] { "text/html", "*/*" });
+        headers["X-Forwarded-Path"].ToArray().ShouldBe(new[] { "/a", "/b" });
         HeaderAssert.HasCount(headers, 2);
 
         int entries = 0;
         foreach (KeyValuePair<string, StringValues> pair in headers)
         {
             entries++;
-            Assert.Equal(2, pair.Value.Count);
+            pair.Value.Count.ShouldBe(2);
         }
 
-        Assert.Equal(2, entries);
+        entries.ShouldBe(2);
     }
 
     [Fact]
@@ -77,10 +78,10 @@ public sealed class RequestHeadersCollectionTests
     {
         var headers = new RequestHeaders();
 
-        Assert.True(headers.TryAppend("Content-Length"u8, "10"u8));
-        Assert.True(headers.TryAppend("content-length"u8, "10"u8));
+        headers.TryAppend("Content-Length"u8, "10"u8).ShouldBeTrue();
+        headers.TryAppend("content-length"u8, "10"u8).ShouldBeTrue();
 
-        Assert.Equal(10, headers.ContentLength);
+        headers.ContentLength.ShouldBe(10);
         HeaderAssert.HasCount(headers, 1);
     }
 
@@ -99,10 +100,10 @@ public sealed class RequestHeadersCollectionTests
     {
         var headers = new RequestHeaders();
 
-        Assert.False(headers.TryAppend("Content-Length"u8, Encoding.ASCII.GetBytes(value)));
-        Assert.Null(headers.ContentLength);
+        headers.TryAppend("Content-Length"u8, Encoding.ASCII.GetBytes(value)).ShouldBeFalse();
+        headers.ContentLength.ShouldBeNull();
         HeaderAssert.HasCount(headers, 0);
-        Assert.Throws<FormatException>(() => headers.Append("Content-Length"u8, Encoding.ASCII.GetBytes(value)));
+        Should.Throw<FormatException>(() => headers.Append("Content-Length"u8, Encoding.ASCII.GetBytes(value)));
     }
 
     [Fact]
@@ -110,10 +111,10 @@ public sealed class RequestHeadersCollectionTests
     {
         var headers = new RequestHeaders();
 
-        Assert.True(headers.TryAppend("Content-Length"u8, "9223372036854775807"u8));
-        Assert.Equal(long.MaxValue, headers.ContentLength);
-        Assert.False(headers.TryAppend("Content-Length"u8, "0"u8));
-        Assert.Equal(long.MaxValue, headers.ContentLength);
+        headers.TryAppend("Content-Length"u8, "9223372036854775807"u8).ShouldBeTrue();
+        headers.ContentLength.ShouldBe(long.MaxValue);
+        headers.TryAppend("Content-Length"u8, "0"u8).ShouldBeFalse();
+        headers.ContentLength.ShouldBe(long.MaxValue);
     }
 
     [Fact]
@@ -124,18 +125,18 @@ public sealed class RequestHeadersCollectionTests
         headers.Append("X-Custom"u8, "1"u8);
         headers.Append("Content-Length"u8, "3"u8);
 
-        Assert.True(headers.Remove("COOKIE"));
-        Assert.False(headers.Remove("Cookie"));
-        Assert.True(headers.Remove("x-custom"));
-        Assert.False(headers.Remove("X-Custom"));
-        Assert.True(headers.Remove("Content-Length"));
-        Assert.False(headers.Remove("Content-Length"));
-        Assert.False(headers.Remove("Never-Added"));
+        headers.Remove("COOKIE").ShouldBeTrue();
+        headers.Remove("Cookie").ShouldBeFalse();
+        headers.Remove("x-custom").ShouldBeTrue();
+        headers.Remove("X-Custom").ShouldBeFalse();
+        headers.Remove("Content-Length").ShouldBeTrue();
+        headers.Remove("Content-Length").ShouldBeFalse();
+        headers.Remove("Never-Added").ShouldBeFalse();
 
         HeaderAssert.HasCount(headers, 0);
-        Assert.Equal(StringValues.Empty, headers.Cookie);
-        Assert.Null(headers.ContentLength);
-        Assert.False(headers.ContainsKey("Cookie"));
+        headers.Cookie.ShouldBe(StringValues.Empty);
+        headers.ContentLength.ShouldBeNull();
+        headers.ContainsKey("Cookie").ShouldBeFalse();
     }
 
     [Fact]
@@ -149,13 +150,13 @@ public sealed class RequestHeadersCollectionTests
         headers.Clear();
 
         HeaderAssert.HasCount(headers, 0);
-        Assert.Empty(headers);
-        Assert.Equal(StringValues.Empty, headers.Host);
-        Assert.False(headers.ContainsKey("X-Custom"));
-        Assert.Null(headers.ContentLength);
+        headers.ShouldBeEmpty();
+        headers.Host.ShouldBe(StringValues.Empty);
+        headers.ContainsKey("X-Custom").ShouldBeFalse();
+        headers.ContentLength.ShouldBeNull();
 
         headers.Append("host"u8, "b"u8);
-        Assert.Equal("b", headers.Host);
+        headers.Host.ToString().ShouldBe("b");
         HeaderAssert.HasCount(headers, 1);
     }
 
@@ -168,22 +169,22 @@ public sealed class RequestHeadersCollectionTests
         headers["X-Custom"] = new StringValues(new[] { "1", "2" });
         headers["Content-Length"] = "12";
 
-        Assert.Equal("text/plain", headers.ContentType);
-        Assert.Equal(new[] { "1", "2" }, headers["x-custom"].ToArray());
-        Assert.Equal(12, headers.ContentLength);
+        headers.ContentType.ToString().ShouldBe("text/plain");
+        headers["x-custom"].ToArray().ShouldBe(new[] { "1", "2" });
+        headers.ContentLength.ShouldBe(12);
         HeaderAssert.HasCount(headers, 3);
 
         headers["Content-Type"] = "application/json";
-        Assert.Equal("application/json", headers["CONTENT-TYPE"]);
+        headers["CONTENT-TYPE"].ToString().ShouldBe("application/json");
 
         headers["Content-Type"] = StringValues.Empty;
         headers["X-Custom"] = StringValues.Empty;
         headers["Content-Length"] = StringValues.Empty;
         HeaderAssert.HasCount(headers, 0);
-        Assert.Equal(StringValues.Empty, headers["Content-Type"]);
-        Assert.Equal(StringValues.Empty, headers["X-Custom"]);
-        Assert.Equal(StringValues.Empty, headers["Content-Length"]);
-        Assert.Throws<FormatException>(() => headers["Content-Length"] = "twelve");
+        headers["Content-Type"].ShouldBe(StringValues.Empty);
+        headers["X-Custom"].ShouldBe(StringValues.Empty);
+        headers["Content-Length"].ShouldBe(StringValues.Empty);
+        Should.Throw<FormatException>(() => headers["Content-Length"] = "twelve");
     }
 
     [Fact]
@@ -191,14 +192,14 @@ public sealed class RequestHeadersCollectionTests
     {
         var headers = new RequestHeaders { Referer = "https://example.com/", ContentLength = 5 };
 
-        Assert.Equal("https://example.com/", headers["Referer"]);
-        Assert.Equal("5", headers["content-length"]);
+        headers["Referer"].ToString().ShouldBe("https://example.com/");
+        headers["content-length"].ToString().ShouldBe("5");
         HeaderAssert.HasCount(headers, 2);
 
         headers.Referer = StringValues.Empty;
         headers.ContentLength = null;
         HeaderAssert.HasCount(headers, 0);
-        Assert.Throws<ArgumentOutOfRangeException>(() => headers.ContentLength = -1);
+        Should.Throw<ArgumentOutOfRangeException>(() => headers.ContentLength = -1);
     }
 
     [Fact]
@@ -210,34 +211,34 @@ public sealed class RequestHeadersCollectionTests
         headers.Append("X-A"u8, "x"u8);
         IDictionary<string, StringValues> dictionary = headers;
 
-        Assert.False(dictionary.IsReadOnly);
-        Assert.Equal(new[] { "Host", "Content-Length", "X-A" }, dictionary.Keys);
-        Assert.Equal(new StringValues[] { "h", "1", "x" }, dictionary.Values);
-        Assert.True(dictionary.ContainsKey("host"));
-        Assert.True(dictionary.ContainsKey("CONTENT-LENGTH"));
-        Assert.True(dictionary.ContainsKey("x-a"));
-        Assert.False(dictionary.ContainsKey("Accept"));
+        dictionary.IsReadOnly.ShouldBeFalse();
+        dictionary.Keys.ShouldBe(new[] { "Host", "Content-Length", "X-A" });
+        dictionary.Values.ShouldBe(new StringValues[] { "h", "1", "x" });
+        dictionary.ContainsKey("host").ShouldBeTrue();
+        dictionary.ContainsKey("CONTENT-LENGTH").ShouldBeTrue();
+        dictionary.ContainsKey("x-a").ShouldBeTrue();
+        dictionary.ContainsKey("Accept").ShouldBeFalse();
 
         var array = new KeyValuePair<string, StringValues>[5];
         dictionary.CopyTo(array, 1);
-        Assert.Equal(default, array[0]);
-        Assert.Equal(new KeyValuePair<string, StringValues>("Host", "h"), array[1]);
-        Assert.Equal(new KeyValuePair<string, StringValues>("Content-Length", "1"), array[2]);
-        Assert.Equal(new KeyValuePair<string, StringValues>("X-A", "x"), array[3]);
-        Assert.Throws<ArgumentOutOfRangeException>(() => dictionary.CopyTo(array, 3));
+        array[0].ShouldBe(default);
+        array[1].ShouldBe(new KeyValuePair<string, StringValues>("Host", "h"));
+        array[2].ShouldBe(new KeyValuePair<string, StringValues>("Content-Length", "1"));
+        array[3].ShouldBe(new KeyValuePair<string, StringValues>("X-A", "x"));
+        Should.Throw<ArgumentOutOfRangeException>(() => dictionary.CopyTo(array, 3));
 
-        Assert.Contains(new KeyValuePair<string, StringValues>("Host", "h"), dictionary);
-        Assert.False(dictionary.Remove(new KeyValuePair<string, StringValues>("Host", "other")));
-        Assert.True(dictionary.Remove(new KeyValuePair<string, StringValues>("HOST", "h")));
-        Assert.True(dictionary.Remove(new KeyValuePair<string, StringValues>("x-a", "x")));
+        dictionary.ShouldContain(new KeyValuePair<string, StringValues>("Host", "h"));
+        dictionary.Remove(new KeyValuePair<string, StringValues>("Host", "other")).ShouldBeFalse();
+        dictionary.Remove(new KeyValuePair<string, StringValues>("HOST", "h")).ShouldBeTrue();
+        dictionary.Remove(new KeyValuePair<string, StringValues>("x-a", "x")).ShouldBeTrue();
         HeaderAssert.HasCount(dictionary, 1);
 
         dictionary.Add(new KeyValuePair<string, StringValues>("Accept", "*/*"));
-        Assert.Equal("*/*", headers.Accept);
-        Assert.Throws<ArgumentException>(() => dictionary.Add("ACCEPT", "text/html"));
-        Assert.Throws<ArgumentException>(() => dictionary.Add("content-length", "2"));
+        headers.Accept.ToString().ShouldBe("*/*");
+        Should.Throw<Exception>(() => dictionary.Add("ACCEPT", "text/html")).ShouldBeOfType<ArgumentException>();
+        Should.Throw<Exception>(() => dictionary.Add("content-length", "2")).ShouldBeOfType<ArgumentException>();
         dictionary.Add("X-B", "b");
-        Assert.Throws<ArgumentException>(() => dictionary.Add("x-b", "c"));
+        Should.Throw<Exception>(() => dictionary.Add("x-b", "c")).ShouldBeOfType<ArgumentException>();
         HeaderAssert.HasCount(dictionary, 3);
     }
 
@@ -246,11 +247,11 @@ public sealed class RequestHeadersCollectionTests
     {
         var headers = new RequestHeaders();
 
-        Assert.Throws<ArgumentNullException>(() => headers.TryGetValue(null!, out _));
-        Assert.Throws<ArgumentNullException>(() => headers.ContainsKey(null!));
-        Assert.Throws<ArgumentNullException>(() => headers.Remove(null!));
-        Assert.Throws<ArgumentNullException>(() => headers[null!]);
-        Assert.Throws<ArgumentNullException>(() => headers[null!] = "x");
+        Should.Throw<ArgumentNullException>(() => headers.TryGetValue(null!, out _));
+        Should.Throw<ArgumentNullException>(() => headers.ContainsKey(null!));
+        Should.Throw<ArgumentNullException>(() => headers.Remove(null!));
+        Should.Throw<ArgumentNullException>(() => headers[null!]);
+        Should.Throw<ArgumentNullException>(() => headers[null!] = "x");
     }
 
     [Fact]
@@ -259,19 +260,19 @@ public sealed class RequestHeadersCollectionTests
         var headers = new RequestHeaders();
         headers.Append("Content-Length"u8, "1234"u8);
 
-        Assert.True(headers.TryGetValue("content-length", out StringValues first));
-        Assert.True(headers.TryGetValue("Content-Length", out StringValues second));
+        headers.TryGetValue("content-length", out StringValues first).ShouldBeTrue();
+        headers.TryGetValue("Content-Length", out StringValues second).ShouldBeTrue();
         string? enumerated = null;
         foreach (KeyValuePair<string, StringValues> pair in headers)
         {
             enumerated = pair.Value;
         }
 
-        Assert.Equal("1234", first);
-        Assert.Same(first.ToString(), second.ToString());
-        Assert.Same(first.ToString(), enumerated);
+        first.ToString().ShouldBe("1234");
+        second.ToString().ShouldBeSameAs(first.ToString());
+        enumerated.ShouldBeSameAs(first.ToString());
         headers.ContentLength = 99;
-        Assert.Equal("99", headers["Content-Length"]);
+        headers["Content-Length"].ToString().ShouldBe("99");
     }
 
     [Fact]
@@ -302,7 +303,7 @@ public sealed class RequestHeadersCollectionTests
                 enumerated++;
             }
 
-            Assert.Equal(enumerated, headers.Count);
+            headers.Count.ShouldBe(enumerated);
         }
     }
 }

@@ -4,6 +4,7 @@ using System.Collections.Generic;
 using System.Text;
 using Falconet.Http;
 using Microsoft.Extensions.Primitives;
+using Shouldly;
 
 namespace Falconet.Generated.Tests;
 
@@ -27,11 +28,11 @@ public sealed class ResponseHeadersCollectionTests
             seen.Add(pair.Key + "=" + pair.Value);
         }
 
-        Assert.Equal(new[] { "Server=Falconet", "Content-Type=text/plain", "Content-Length=13", "x-powered-by=falconet" }, seen);
+        seen.ShouldBe(new[] { "Server=Falconet", "Content-Type=text/plain", "Content-Length=13", "x-powered-by=falconet" });
         HeaderAssert.HasCount(headers, 4);
-        Assert.Equal("text/plain", headers.ContentType);
-        Assert.Equal(13, headers.ContentLength);
-        Assert.Equal("falconet", headers["X-Powered-By"]);
+        headers.ContentType.ToString().ShouldBe("text/plain");
+        headers.ContentLength.ShouldBe(13);
+        headers["X-Powered-By"].ToString().ShouldBe("falconet");
     }
 
     [Fact]
@@ -43,20 +44,20 @@ public sealed class ResponseHeadersCollectionTests
         headers["X-Custom"] = "1";
         headers.ContentLength = 0;
 
-        Assert.Equal(new[] { "a=1", "b=2" }, headers.SetCookie.ToArray());
+        headers.SetCookie.ToArray().ShouldBe(new[] { "a=1", "b=2" });
         HeaderAssert.HasCount(headers, 4);
-        Assert.True(headers.ContainsKey("vary"));
-        Assert.True(headers.Remove("VARY"));
-        Assert.False(headers.Remove("Vary"));
-        Assert.True(headers.Remove("x-custom"));
+        headers.ContainsKey("vary").ShouldBeTrue();
+        headers.Remove("VARY").ShouldBeTrue();
+        headers.Remove("Vary").ShouldBeFalse();
+        headers.Remove("x-custom").ShouldBeTrue();
         HeaderAssert.HasCount(headers, 2);
-        Assert.Throws<FormatException>(() => headers["Content-Length"] = "1, 1");
-        Assert.Equal(0, headers.ContentLength);
+        Should.Throw<FormatException>(() => headers["Content-Length"] = "1, 1");
+        headers.ContentLength.ShouldBe(0);
 
         headers.Clear();
         HeaderAssert.HasCount(headers, 0);
-        Assert.Empty(headers);
-        Assert.Equal(StringValues.Empty, headers["Set-Cookie"]);
+        headers.ShouldBeEmpty();
+        headers["Set-Cookie"].ShouldBe(StringValues.Empty);
     }
 
     [Fact]
@@ -72,15 +73,13 @@ public sealed class ResponseHeadersCollectionTests
 
         string written = Write(headers);
 
-        Assert.Equal(
-            "\r\nServer: Falconet" +
+        written.ShouldBe("\r\nServer: Falconet" +
             "\r\nDate: Sun, 22 Nov 2026 02:00:00 GMT" +
             "\r\nContent-Type: text/plain" +
             "\r\nSet-Cookie: a=1" +
             "\r\nSet-Cookie: b=2" +
             "\r\nContent-Length: 1234" +
-            "\r\nX-Request-Id: r1",
-            written);
+            "\r\nX-Request-Id: r1");
     }
 
     [Fact]
@@ -104,22 +103,22 @@ public sealed class ResponseHeadersCollectionTests
 
         expected.Append("\r\nContent-Length: 0");
 
-        Assert.Equal(KnownSchema.ResponseHeaders.Count, headers.Count);
-        Assert.Equal(expected.ToString(), Write(headers));
+        headers.Count.ShouldBe(KnownSchema.ResponseHeaders.Count);
+        Write(headers).ShouldBe(expected.ToString());
     }
 
     [Fact]
     public void CopyTo_writes_nothing_for_an_empty_collection_and_latin1_values_byte_for_byte()
     {
         var headers = new ResponseHeaders();
-        Assert.Equal(string.Empty, Write(headers));
+        Write(headers).ShouldBe(string.Empty);
 
         headers.Location = "/caf\u00e9";
         var writer = new ArrayBufferWriter<byte>();
         headers.CopyTo(ref writer);
 
         byte[] expected = [.. "\r\nLocation: /caf"u8, 0xE9];
-        Assert.Equal(expected, writer.WrittenSpan.ToArray());
+        writer.WrittenSpan.ToArray().ShouldBe(expected);
     }
 
     [Fact]
@@ -128,8 +127,8 @@ public sealed class ResponseHeadersCollectionTests
         var headers = new ResponseHeaders { Location = "/a\r\nX-Injected: 1" };
         var writer = new ArrayBufferWriter<byte>();
 
-        var failure = Assert.Throws<InvalidOperationException>(() => headers.CopyTo(ref writer));
-        Assert.Contains("'Location'", failure.Message, StringComparison.Ordinal);
+        var failure = Should.Throw<Exception>(() => headers.CopyTo(ref writer)).ShouldBeOfType<InvalidOperationException>();
+        failure.Message.ShouldContain("'Location'", Case.Sensitive);
     }
 
     private static string Write(ResponseHeaders headers)

@@ -79,7 +79,7 @@ public class LimitTests : ServerTests
     [MemberData(nameof(ImpossibleRequestStarts))]
     public Task Start_of_a_line_that_can_never_be_a_request_is_answered_at_once(string name, byte[] received, RequestRejectionReason reason)
     {
-        Assert.NotEmpty(name);
+        name.ShouldNotBeEmpty();
         return AssertRejectedAsync(received, reason);
     }
 

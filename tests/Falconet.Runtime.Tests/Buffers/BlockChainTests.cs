@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Runtime.InteropServices;
 using System.Threading.Tasks;
 using Falconet.Buffers;
+using Shouldly;
 
 namespace Falconet.Runtime.Tests.Buffers;
 
@@ -21,11 +22,11 @@ public sealed class BlockChainTests
         chain.Write(data.AsSpan(3_000));
         ReadOnlySequence<byte> sequence = chain.GetSequence();
 
-        Assert.Equal(10_000, chain.Length);
-        Assert.Equal(10_000, sequence.Length);
-        Assert.Equal(data, sequence.ToArray());
-        Assert.Equal(3, CountSegments(sequence));
-        Assert.Equal(3, pool.BlocksOutstanding);
+        chain.Length.ShouldBe(10_000);
+        sequence.Length.ShouldBe(10_000);
+        sequence.ToArray().ShouldBe(data);
+        CountSegments(sequence).ShouldBe(3);
+        pool.BlocksOutstanding.ShouldBe(3);
     });
 
     [Fact(Timeout = Timeout)]
@@ -38,12 +39,12 @@ public sealed class BlockChainTests
         ReadOnlySequence<byte> sequence = chain.GetSequence();
         MemoryBlock head = chain.Head!;
 
-        Assert.Same(head, sequence.Start.GetObject());
-        Assert.True(MemoryMarshal.TryGetArray(sequence.First, out ArraySegment<byte> segment));
-        Assert.True(MemoryMarshal.TryGetArray<byte>(head.Memory, out ArraySegment<byte> block));
-        Assert.Same(block.Array, segment.Array);
-        Assert.Equal(block.Offset, segment.Offset);
-        Assert.Same(head.NextBlock, sequence.GetPosition(SlabMemoryPool.BlockSize).GetObject());
+        sequence.Start.GetObject().ShouldBeSameAs(head);
+        MemoryMarshal.TryGetArray(sequence.First, out ArraySegment<byte> segment).ShouldBeTrue();
+        MemoryMarshal.TryGetArray<byte>(head.Memory, out ArraySegment<byte> block).ShouldBeTrue();
+        segment.Array.ShouldBeSameAs(block.Array);
+        segment.Offset.ShouldBe(block.Offset);
+        sequence.GetPosition(SlabMemoryPool.BlockSize).GetObject().ShouldBeSameAs(head.NextBlock);
     });
 
     [Fact(Timeout = Timeout)]
@@ -56,18 +57,18 @@ public sealed class BlockChainTests
 
         chain.Consume(chain.GetSequence().GetPosition(5_000));
 
-        Assert.Equal(2, pool.BlocksOutstanding);
-        Assert.Equal(5_000, chain.Length);
-        Assert.Equal(data.AsSpan(5_000).ToArray(), chain.GetSequence().ToArray());
+        pool.BlocksOutstanding.ShouldBe(2);
+        chain.Length.ShouldBe(5_000);
+        chain.GetSequence().ToArray().ShouldBe(data.AsSpan(5_000).ToArray());
 
         chain.Consume(chain.GetSequence().GetPosition(1));
-        Assert.Equal(data.AsSpan(5_001).ToArray(), chain.GetSequence().ToArray());
+        chain.GetSequence().ToArray().ShouldBe(data.AsSpan(5_001).ToArray());
 
         chain.Consume(chain.GetSequence().End);
-        Assert.Equal(0, chain.Length);
-        Assert.True(chain.GetSequence().IsEmpty);
-        Assert.Equal(1, pool.BlocksOutstanding); // the tail stays for the next write, rewound
-        Assert.Equal(SlabMemoryPool.BlockSize, chain.GetWritableMemory().Length);
+        chain.Length.ShouldBe(0);
+        chain.GetSequence().IsEmpty.ShouldBeTrue();
+        pool.BlocksOutstanding.ShouldBe(1); // the tail stays for the next write, rewound
+        chain.GetWritableMemory().Length.ShouldBe(SlabMemoryPool.BlockSize);
     });
 
     [Fact(Timeout = Timeout)]
@@ -77,15 +78,15 @@ public sealed class BlockChainTests
         using var chain = new BlockChain(pool);
         byte[] data = Pattern(3 * SlabMemoryPool.BlockSize);
         chain.Write(data);
-        Assert.Equal(3, CountSegments(chain.GetSequence()));
+        CountSegments(chain.GetSequence()).ShouldBe(3);
         MemoryBlock head = chain.Head!;
 
         // The position at the end of the first segment, as a parser that stopped there would report it.
         chain.Consume(new SequencePosition(head, SlabMemoryPool.BlockSize));
 
-        Assert.Equal(2, pool.BlocksOutstanding);
-        Assert.NotSame(head, chain.Head);
-        Assert.Equal(data.AsSpan(SlabMemoryPool.BlockSize).ToArray(), chain.GetSequence().ToArray());
+        pool.BlocksOutstanding.ShouldBe(2);
+        chain.Head.ShouldNotBeSameAs(head);
+        chain.GetSequence().ToArray().ShouldBe(data.AsSpan(SlabMemoryPool.BlockSize).ToArray());
     });
 
     [Fact(Timeout = Timeout)]
@@ -95,22 +96,22 @@ public sealed class BlockChainTests
         using var chain = new BlockChain(pool);
 
         Memory<byte> first = chain.GetWritableMemory(100);
-        Assert.Equal(SlabMemoryPool.BlockSize, first.Length);
+        first.Length.ShouldBe(SlabMemoryPool.BlockSize);
         first.Span.Slice(0, 4_000).Fill(1);
         chain.Advance(4_000);
 
         Memory<byte> second = chain.GetWritableMemory(100); // 96 bytes left: a new block
-        Assert.Equal(SlabMemoryPool.BlockSize, second.Length);
+        second.Length.ShouldBe(SlabMemoryPool.BlockSize);
         second.Span.Slice(0, 10).Fill(2);
         chain.Advance(10);
 
-        Assert.Equal(4_010, chain.Length);
-        Assert.Equal(2, pool.BlocksOutstanding);
-        Assert.Throws<ArgumentOutOfRangeException>(() => chain.Advance(SlabMemoryPool.BlockSize));
-        Assert.Throws<ArgumentOutOfRangeException>(() => chain.GetWritableMemory(SlabMemoryPool.BlockSize + 1));
+        chain.Length.ShouldBe(4_010);
+        pool.BlocksOutstanding.ShouldBe(2);
+        Should.Throw<ArgumentOutOfRangeException>(() => chain.Advance(SlabMemoryPool.BlockSize));
+        Should.Throw<ArgumentOutOfRangeException>(() => chain.GetWritableMemory(SlabMemoryPool.BlockSize + 1));
         byte[] all = chain.GetSequence().ToArray();
-        Assert.Equal(4_000, Array.LastIndexOf(all, (byte)1) + 1);
-        Assert.Equal(2, all[^1]);
+        (Array.LastIndexOf(all, (byte)1) + 1).ShouldBe(4_000);
+        all[^1].ShouldBe((byte)2);
     });
 
     [Fact(Timeout = Timeout)]
@@ -126,13 +127,13 @@ public sealed class BlockChainTests
         chain.Append(received);
         chain.Write("more"u8);
 
-        Assert.Equal(120, chain.Length);
-        Assert.Equal(2, pool.BlocksOutstanding); // "more" went into the received block's free space
-        Assert.Equal("GET / HTTP/1.1\r\nmore"u8.ToArray(), chain.GetSequence().Slice(100).ToArray());
+        chain.Length.ShouldBe(120);
+        pool.BlocksOutstanding.ShouldBe(2); // "more" went into the received block's free space
+        chain.GetSequence().Slice(100).ToArray().ShouldBe("GET / HTTP/1.1\r\nmore"u8.ToArray());
 
         chain.Dispose();
-        Assert.Equal(0, pool.BlocksOutstanding);
-        Assert.Equal(0, chain.Length);
+        pool.BlocksOutstanding.ShouldBe(0);
+        chain.Length.ShouldBe(0);
     });
 
     [Fact(Timeout = Timeout)]
@@ -144,17 +145,17 @@ public sealed class BlockChainTests
         chain.Write(kept);
         chain.Consume(chain.GetSequence().GetPosition(1_000)); // the head starts inside its block
         chain.Write(Pattern(9_000));
-        Assert.Equal(4, pool.BlocksOutstanding);
+        pool.BlocksOutstanding.ShouldBe(4);
 
         chain.TruncateTo(4_000);
 
-        Assert.Equal(4_000, chain.Length);
-        Assert.Equal(2, pool.BlocksOutstanding);
-        Assert.Equal(kept.AsSpan(1_000).ToArray(), chain.GetSequence().ToArray());
+        chain.Length.ShouldBe(4_000);
+        pool.BlocksOutstanding.ShouldBe(2);
+        chain.GetSequence().ToArray().ShouldBe(kept.AsSpan(1_000).ToArray());
 
         chain.Write("next"u8);
-        Assert.Equal(2, pool.BlocksOutstanding); // into the free space of the block the cut ended in
-        Assert.Equal("next"u8.ToArray(), chain.GetSequence().Slice(4_000).ToArray());
+        pool.BlocksOutstanding.ShouldBe(2); // into the free space of the block the cut ended in
+        chain.GetSequence().Slice(4_000).ToArray().ShouldBe("next"u8.ToArray());
     });
 
     [Fact(Timeout = Timeout)]
@@ -166,21 +167,21 @@ public sealed class BlockChainTests
         chain.Write(data);
 
         chain.TruncateTo(chain.Length); // nothing to drop
-        Assert.Equal(3, pool.BlocksOutstanding);
+        pool.BlocksOutstanding.ShouldBe(3);
 
         chain.TruncateTo(SlabMemoryPool.BlockSize);
-        Assert.Equal(1, pool.BlocksOutstanding);
-        Assert.Equal(data.AsSpan(0, SlabMemoryPool.BlockSize).ToArray(), chain.GetSequence().ToArray());
+        pool.BlocksOutstanding.ShouldBe(1);
+        chain.GetSequence().ToArray().ShouldBe(data.AsSpan(0, SlabMemoryPool.BlockSize).ToArray());
 
         chain.Consume(chain.GetSequence().GetPosition(10));
         chain.TruncateTo(0);
-        Assert.Equal(0, chain.Length);
-        Assert.True(chain.GetSequence().IsEmpty);
-        Assert.Equal(1, pool.BlocksOutstanding);
-        Assert.Equal(SlabMemoryPool.BlockSize, chain.GetWritableMemory().Length);
+        chain.Length.ShouldBe(0);
+        chain.GetSequence().IsEmpty.ShouldBeTrue();
+        pool.BlocksOutstanding.ShouldBe(1);
+        chain.GetWritableMemory().Length.ShouldBe(SlabMemoryPool.BlockSize);
 
-        Assert.Throws<ArgumentOutOfRangeException>(() => chain.TruncateTo(1));
-        Assert.Throws<ArgumentOutOfRangeException>(() => chain.TruncateTo(-1));
+        Should.Throw<ArgumentOutOfRangeException>(() => chain.TruncateTo(1));
+        Should.Throw<ArgumentOutOfRangeException>(() => chain.TruncateTo(-1));
     });
 
     private static byte[] Pattern(int length)

@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Diagnostics.Metrics;
 using System.Threading.Tasks;
 using Falconet.Buffers;
+using Shouldly;
 
 namespace Falconet.Runtime.Tests.Buffers;
 
@@ -42,22 +43,22 @@ public sealed class BufferMetricsTests
         pool.Return(b);
         listener.RecordObservableInstruments();
 
-        Assert.Contains(BufferMetrics.BlocksRentedName, published);
-        Assert.Contains(BufferMetrics.BlocksInUseName, published);
-        Assert.Contains(BufferMetrics.SlabsAllocatedName, published);
-        Assert.Equal(3, values[BufferMetrics.BlocksRentedName]);
-        Assert.Equal(2, values[BufferMetrics.BlocksInUseName]);
-        Assert.Equal(1, values[BufferMetrics.SlabsAllocatedName]);
+        published.ShouldContain(BufferMetrics.BlocksRentedName);
+        published.ShouldContain(BufferMetrics.BlocksInUseName);
+        published.ShouldContain(BufferMetrics.SlabsAllocatedName);
+        values[BufferMetrics.BlocksRentedName].ShouldBe(3);
+        values[BufferMetrics.BlocksInUseName].ShouldBe(2);
+        values[BufferMetrics.SlabsAllocatedName].ShouldBe(1);
 
         pool.Return(a);
         pool.Return(c);
         listener.RecordObservableInstruments();
-        Assert.Equal(0, values[BufferMetrics.BlocksInUseName]);
+        values[BufferMetrics.BlocksInUseName].ShouldBe(0);
 
         // A disposed pool is no longer observed.
         pool.Dispose();
         values.Clear();
         listener.RecordObservableInstruments();
-        Assert.Empty(values);
+        values.ShouldBeEmpty();
     });
 }

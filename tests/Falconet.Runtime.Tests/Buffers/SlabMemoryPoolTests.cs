@@ -5,6 +5,7 @@ using System.Runtime.InteropServices;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Buffers;
+using Shouldly;
 
 namespace Falconet.Runtime.Tests.Buffers;
 
@@ -22,25 +23,25 @@ public sealed class SlabMemoryPoolTests
         {
             MemoryBlock block = pool.Rent();
             blocks.Add(block);
-            Assert.Equal(SlabMemoryPool.BlockSize, block.Memory.Length);
-            Assert.Equal(0, block.Start);
-            Assert.Equal(0, block.End);
-            Assert.True(MemoryMarshal.TryGetArray<byte>(block.Memory, out ArraySegment<byte> segment));
-            Assert.Equal(SlabMemoryPool.SlabSize, segment.Array!.Length);
+            block.Memory.Length.ShouldBe(SlabMemoryPool.BlockSize);
+            block.Start.ShouldBe(0);
+            block.End.ShouldBe(0);
+            MemoryMarshal.TryGetArray<byte>(block.Memory, out ArraySegment<byte> segment).ShouldBeTrue();
+            segment.Array!.Length.ShouldBe(SlabMemoryPool.SlabSize);
             nint address = AddressOf(block);
-            Assert.Equal(0, address % SlabMemoryPool.BlockSize);
-            Assert.True(seen.Add(address), "two rented blocks share memory");
+            (address % SlabMemoryPool.BlockSize).ShouldBe(0);
+            seen.Add(address).ShouldBeTrue("two rented blocks share memory");
         }
 
         // 200 blocks need 7 slabs of 32 blocks, or of 31 when a slab is not page-aligned: never more.
-        Assert.InRange(pool.SlabsAllocated, 7, 7);
-        Assert.Equal(200, pool.BlocksOutstanding);
+        pool.SlabsAllocated.ShouldBeInRange(7, 7);
+        pool.BlocksOutstanding.ShouldBe(200);
         foreach (MemoryBlock block in blocks)
         {
             pool.Return(block);
         }
 
-        Assert.Equal(0, pool.BlocksOutstanding);
+        pool.BlocksOutstanding.ShouldBe(0);
     });
 
     [Fact(Timeout = Timeout)]
@@ -61,12 +62,12 @@ public sealed class SlabMemoryPoolTests
         for (int i = 0; i < 20; i++)
         {
             MemoryBlock block = pool.Rent();
-            Assert.Contains(block, first);
+            first.ShouldContain(block);
             pool.Return(block);
         }
 
-        Assert.Equal(1, pool.SlabsAllocated);
-        Assert.Equal(40, pool.BlocksRented);
+        pool.SlabsAllocated.ShouldBe(1);
+        pool.BlocksRented.ShouldBe(40);
     });
 
     [Fact(Timeout = Timeout)]
@@ -90,7 +91,7 @@ public sealed class SlabMemoryPoolTests
         });
         other.Start();
         other.Join();
-        Assert.Equal(0, pool.BlocksOutstanding);
+        pool.BlocksOutstanding.ShouldBe(0);
 
         var again = new HashSet<MemoryBlock>();
         for (int i = 0; i < Count; i++)
@@ -98,8 +99,8 @@ public sealed class SlabMemoryPoolTests
             again.Add(pool.Rent());
         }
 
-        Assert.Equal(slabs, pool.SlabsAllocated);
-        Assert.Equal(new HashSet<MemoryBlock>(rented), again);
+        pool.SlabsAllocated.ShouldBe(slabs);
+        again.ShouldBe(rented, ignoreOrder: true);
         foreach (MemoryBlock block in again)
         {
             pool.Return(block);
@@ -158,9 +159,9 @@ public sealed class SlabMemoryPoolTests
             thread.Join();
         }
 
-        Assert.Empty(failures);
-        Assert.Equal(0, pool.BlocksOutstanding);
-        Assert.True(pool.BlocksRented >= 4 * 10_000, "every thread rents at least half of its steps");
+        failures.ShouldBeEmpty();
+        pool.BlocksOutstanding.ShouldBe(0);
+        pool.BlocksRented.ShouldBeGreaterThanOrEqualTo(4 * 10_000, "every thread rents at least half of its steps");
     });
 
     [Fact(Timeout = Timeout)]
@@ -170,12 +171,12 @@ public sealed class SlabMemoryPoolTests
         MemoryBlock block = RentInRequestParser(pool);
         pool.Return(block);
 
-        var error = Assert.Throws<InvalidOperationException>(() => pool.Return(block));
+        var error = Should.Throw<Exception>(() => pool.Return(block)).ShouldBeOfType<InvalidOperationException>();
 
-        Assert.Contains("Double return", error.Message, StringComparison.Ordinal);
-        Assert.Contains(nameof(RentInRequestParser), error.Message, StringComparison.Ordinal);
-        Assert.Contains("'double'", error.Message, StringComparison.Ordinal);
-        Assert.Equal(0, pool.BlocksOutstanding);
+        error.Message.ShouldContain("Double return", Case.Sensitive);
+        error.Message.ShouldContain(nameof(RentInRequestParser), Case.Sensitive);
+        error.Message.ShouldContain("'double'", Case.Sensitive);
+        pool.BlocksOutstanding.ShouldBe(0);
     });
 
     [Fact(Timeout = Timeout)]
@@ -185,10 +186,10 @@ public sealed class SlabMemoryPoolTests
         MemoryBlock block = pool.Rent();
         pool.Return(block);
 
-        var error = Assert.Throws<InvalidOperationException>(() => pool.Return(block));
+        var error = Should.Throw<Exception>(() => pool.Return(block)).ShouldBeOfType<InvalidOperationException>();
 
-        Assert.Contains("trackLeaks", error.Message, StringComparison.Ordinal);
-        Assert.Equal(0, pool.BlocksOutstanding);
+        error.Message.ShouldContain("trackLeaks", Case.Sensitive);
+        pool.BlocksOutstanding.ShouldBe(0);
     });
 
     [Fact(Timeout = Timeout)]
@@ -198,7 +199,7 @@ public sealed class SlabMemoryPoolTests
         using var theirs = new SlabMemoryPool("theirs");
         MemoryBlock block = theirs.Rent();
 
-        Assert.Throws<ArgumentException>(() => mine.Return(block));
+        Should.Throw<Exception>(() => mine.Return(block)).ShouldBeOfType<ArgumentException>();
 
         theirs.Return(block);
     });
@@ -213,12 +214,12 @@ public sealed class SlabMemoryPoolTests
 
         string report = pool.GetLeakReport();
 
-        Assert.Contains("2 block(s)", report, StringComparison.Ordinal);
-        Assert.Contains(nameof(RentInRequestParser), report, StringComparison.Ordinal);
-        Assert.Contains(nameof(RentInResponseWriter), report, StringComparison.Ordinal);
+        report.ShouldContain("2 block(s)", Case.Sensitive);
+        report.ShouldContain(nameof(RentInRequestParser), Case.Sensitive);
+        report.ShouldContain(nameof(RentInResponseWriter), Case.Sensitive);
         pool.Return(kept1);
         pool.Return(kept2);
-        Assert.Contains("0 block(s)", pool.GetLeakReport(), StringComparison.Ordinal);
+        pool.GetLeakReport().ShouldContain("0 block(s)", Case.Sensitive);
     });
 
     [Fact(Timeout = Timeout)]
@@ -234,7 +235,7 @@ public sealed class SlabMemoryPoolTests
 
         await pool.WaitForAllReturnedAsync(TimeSpan.FromSeconds(10));
 
-        Assert.Equal(0, pool.BlocksOutstanding);
+        pool.BlocksOutstanding.ShouldBe(0);
         await returner;
     }
 
@@ -245,12 +246,12 @@ public sealed class SlabMemoryPoolTests
         MemoryBlock leaked = RentInRequestParser(pool);
         long started = Environment.TickCount64;
 
-        var error = await Assert.ThrowsAsync<PoolLeakException>(() => pool.WaitForAllReturnedAsync(TimeSpan.FromMilliseconds(150)).AsTask());
+        var error = await Should.ThrowAsync<PoolLeakException>(() => pool.WaitForAllReturnedAsync(TimeSpan.FromMilliseconds(150)).AsTask());
 
-        Assert.True(Environment.TickCount64 - started >= 140, "gave up before the timeout");
-        Assert.Equal(1, error.BlocksOutstanding);
-        Assert.Equal("wait-leak", error.PoolName);
-        Assert.Contains(nameof(RentInRequestParser), error.Report, StringComparison.Ordinal);
+        (Environment.TickCount64 - started).ShouldBeGreaterThanOrEqualTo(140, "gave up before the timeout");
+        error.BlocksOutstanding.ShouldBe(1);
+        error.PoolName.ShouldBe("wait-leak");
+        error.Report.ShouldContain(nameof(RentInRequestParser), Case.Sensitive);
         pool.Return(leaked);
     }
 
@@ -261,9 +262,9 @@ public sealed class SlabMemoryPoolTests
         MemoryBlock block = pool.Rent();
         pool.Dispose();
 
-        Assert.Throws<ObjectDisposedException>(() => pool.Rent());
+        Should.Throw<ObjectDisposedException>(() => pool.Rent());
         pool.Return(block);
-        Assert.Equal(0, pool.BlocksOutstanding);
+        pool.BlocksOutstanding.ShouldBe(0);
     });
 
     [Fact(Timeout = Timeout)]
@@ -277,7 +278,7 @@ public sealed class SlabMemoryPoolTests
         RentReturnPairs(pool, held, 10_000);
         long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
 
-        Assert.Equal(0, allocated);
+        allocated.ShouldBe(0);
     });
 
     [Fact(Timeout = Timeout)]
@@ -293,7 +294,7 @@ public sealed class SlabMemoryPoolTests
             return GC.GetAllocatedBytesForCurrentThread() - before;
         });
 
-        Assert.Equal(0, allocated);
+        allocated.ShouldBe(0);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]

@@ -6,6 +6,7 @@ using System.Threading.Tasks;
 using Falconet.Buffers;
 using Falconet.Transport;
 using Falconet.Transport.Libuv;
+using Shouldly;
 
 namespace Falconet.Runtime.Tests.Transport;
 
@@ -21,29 +22,20 @@ public sealed class LibuvTransportTests
         await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.Libuv);
         (_, TransportConnection server) = await harness.ConnectAsync();
 
-        Assert.True(((LibuvConnection)server).IsNoDelay);
+        ((LibuvConnection)server).IsNoDelay.ShouldBeTrue();
     }
 
     [Fact(Timeout = Timeout)]
     public async Task Each_loop_owns_a_pool_and_a_pending_receive_resumes_on_the_loop_that_owns_the_connection()
     {
         await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.Libuv, ioThreads: 2);
-        Assert.Equal(2, harness.Factory.Pools.Count);
-        Assert.NotEqual(harness.Factory.Pools[0].OwnerThreadId, harness.Factory.Pools[1].OwnerThreadId);
+        harness.Factory.Pools.Count.ShouldBe(2);
+        harness.Factory.Pools[1].OwnerThreadId.ShouldNotBe(harness.Factory.Pools[0].OwnerThreadId);
         (Socket client, TransportConnection server) = await harness.ConnectAsync();
-        ValueTask<int> pending = server.ReceiveAsync(new byte[16]);
-        Task<int> resumedOn = ResumeThreadAsync(pending);
 
-        await Task.Delay(20);
-        await TransportHarness.SendAllAsync(client, "x"u8.ToArray());
+        Thread resumedOn = await TransportHarness.ThreadAPendingReceiveResumesOnAsync(client, server);
 
-        Assert.Equal(server.Pool.OwnerThreadId, await resumedOn.WaitAsync(Step));
-
-        static async Task<int> ResumeThreadAsync(ValueTask<int> receive)
-        {
-            await receive.ConfigureAwait(false);
-            return Environment.CurrentManagedThreadId;
-        }
+        resumedOn.ManagedThreadId.ShouldBe(server.Pool.OwnerThreadId);
     }
 
     [Fact(Timeout = Timeout)]
@@ -55,7 +47,7 @@ public sealed class LibuvTransportTests
             (_, TransportConnection server) = await harness.ConnectAsync();
             var ran = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
             server.Schedule(new DelegateWorkItem(() => ran.SetResult(Environment.CurrentManagedThreadId)));
-            Assert.Equal(server.Pool.OwnerThreadId, await ran.Task.WaitAsync(Step));
+            (await ran.Task.WaitAsync(Step)).ShouldBe(server.Pool.OwnerThreadId);
         }
     }
 
@@ -64,18 +56,10 @@ public sealed class LibuvTransportTests
     {
         await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.Libuv, scheduling: IoScheduling.ThreadPool);
         (Socket client, TransportConnection server) = await harness.ConnectAsync();
-        ValueTask<int> pending = server.ReceiveAsync(new byte[16]);
-        Task<bool> resumedOnPool = ResumeAsync(pending);
 
-        await TransportHarness.SendAllAsync(client, "x"u8.ToArray());
+        Thread resumedOn = await TransportHarness.ThreadAPendingReceiveResumesOnAsync(client, server);
 
-        Assert.True(await resumedOnPool.WaitAsync(Step));
-
-        static async Task<bool> ResumeAsync(ValueTask<int> receive)
-        {
-            await receive.ConfigureAwait(false);
-            return Thread.CurrentThread.IsThreadPoolThread;
-        }
+        resumedOn.IsThreadPoolThread.ShouldBeTrue();
     }
 
     [Fact(Timeout = Timeout)]
@@ -91,14 +75,14 @@ public sealed class LibuvTransportTests
 
         factory.Dispose();
 
-        Assert.Equal(0, await pending.AsTask().WaitAsync(Step));
+        (await pending.AsTask().WaitAsync(Step)).ShouldBe(0);
         await server.DisposeAsync().AsTask().WaitAsync(Step);
-        Assert.Equal(0, factory.LoopsRunning);
-        Assert.All(factory.Loops, loop => Assert.Equal(0, loop.OpenConnections));
+        factory.LoopsRunning.ShouldBe(0);
+        factory.Loops.ShouldAllBe(loop => loop.OpenConnections == 0);
 
         // The loops closed the connection with a reset.
-        var reset = await Assert.ThrowsAsync<SocketException>(() => client.ReceiveAsync(new byte[1], SocketFlags.None).WaitAsync(Step));
-        Assert.Equal(SocketError.ConnectionReset, reset.SocketErrorCode);
+        var reset = await Should.ThrowAsync<SocketException>(() => client.ReceiveAsync(new byte[1], SocketFlags.None).WaitAsync(Step));
+        reset.SocketErrorCode.ShouldBe(SocketError.ConnectionReset);
     }
 
     [Fact(Timeout = Timeout)]
@@ -110,12 +94,12 @@ public sealed class LibuvTransportTests
         using var cancel = new CancellationTokenSource();
         Task pending = server.SendAsync(new System.Buffers.ReadOnlySequence<byte>(new byte[16 * 1024 * 1024]), cancel.Token).AsTask();
         await Task.Delay(100);
-        Assert.False(pending.IsCompleted, "16 MiB fit in the socket buffers: the send never had to wait");
+        pending.IsCompleted.ShouldBeFalse("16 MiB fit in the socket buffers: the send never had to wait");
 
         cancel.Cancel();
 
-        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => pending.WaitAsync(Step));
-        Assert.Equal(0, await server.ReceiveAsync(new byte[1]).AsTask().WaitAsync(Step));
+        await Should.ThrowAsync<OperationCanceledException>(() => pending.WaitAsync(Step));
+        (await server.ReceiveAsync(new byte[1]).AsTask().WaitAsync(Step)).ShouldBe(0);
     }
 
     private sealed class DelegateWorkItem(Action action) : IThreadPoolWorkItem

@@ -10,6 +10,7 @@ using System.Threading.Tasks;
 using Falconet.Buffers;
 using Falconet.Transport;
 using Falconet.Transport.Sockets;
+using Shouldly;
 
 namespace Falconet.Runtime.Tests.Transport;
 
@@ -36,7 +37,7 @@ public sealed class SocketTransportTests
 
             await TransportHarness.SendAllAsync(client, "late"u8.ToArray());
 
-            Assert.Equal(4, await pending.AsTask().WaitAsync(Step));
+            (await pending.AsTask().WaitAsync(Step)).ShouldBe(4);
         }
         finally
         {
@@ -49,19 +50,10 @@ public sealed class SocketTransportTests
     {
         await using TransportHarness harness = await TransportHarness.StartAsync(scheduling: IoScheduling.IoThreads);
         (Socket client, TransportConnection server) = await harness.ConnectAsync();
-        ValueTask<int> pending = server.ReceiveAsync(new byte[16]);
-        Task<int> resumedOn = ResumeThreadAsync(pending);
 
-        await Task.Delay(20);
-        await TransportHarness.SendAllAsync(client, "x"u8.ToArray());
+        Thread resumedOn = await TransportHarness.ThreadAPendingReceiveResumesOnAsync(client, server);
 
-        Assert.Equal(server.Pool.OwnerThreadId, await resumedOn.WaitAsync(Step));
-
-        static async Task<int> ResumeThreadAsync(ValueTask<int> receive)
-        {
-            await receive.ConfigureAwait(false);
-            return Environment.CurrentManagedThreadId;
-        }
+        resumedOn.ManagedThreadId.ShouldBe(server.Pool.OwnerThreadId);
     }
 
     [Fact(Timeout = Timeout)]
@@ -70,7 +62,7 @@ public sealed class SocketTransportTests
         await using TransportHarness harness = await TransportHarness.StartAsync();
         (_, TransportConnection server) = await harness.ConnectAsync();
 
-        Assert.True(((SocketConnection)server).Socket.NoDelay);
+        ((SocketConnection)server).Socket.NoDelay.ShouldBeTrue();
     }
 
     [Fact(Timeout = Timeout)]
@@ -91,17 +83,17 @@ public sealed class SocketTransportTests
                 laneHeld.Set();
                 releaseLane.Wait(Step);
             }));
-            Assert.True(laneHeld.Wait(Step));
+            laneHeld.Wait(Step).ShouldBeTrue();
             server.Abort();
 
             ValueTask dispose = server.DisposeAsync();
-            Assert.False(dispose.IsCompleted, "DisposeAsync completed while a receive into the block was still pending");
-            Assert.False(receive.IsCompleted);
+            dispose.IsCompleted.ShouldBeFalse("DisposeAsync completed while a receive into the block was still pending");
+            receive.IsCompleted.ShouldBeFalse();
 
             releaseLane.Set();
             await dispose.AsTask().WaitAsync(Step);
-            Assert.True(receive.IsCompleted, "DisposeAsync completed before the receive's continuation ran");
-            Assert.Equal(0, await receive);
+            receive.IsCompleted.ShouldBeTrue("DisposeAsync completed before the receive's continuation ran");
+            (await receive).ShouldBe(0);
         }
         finally
         {
@@ -127,7 +119,7 @@ public sealed class SocketTransportTests
 
         foreach ((int expected, Task<int> ran) in threads)
         {
-            Assert.Equal(expected, await ran.WaitAsync(Step));
+            (await ran.WaitAsync(Step)).ShouldBe(expected);
         }
     }
 
@@ -136,21 +128,11 @@ public sealed class SocketTransportTests
     {
         await using TransportHarness harness = await TransportHarness.StartAsync();
         (Socket client, TransportConnection server) = await harness.ConnectAsync();
-        Assert.Equal(SlabMemoryPool.NoOwnerThread, server.Pool.OwnerThreadId);
-        ValueTask<int> pending = server.ReceiveAsync(new byte[16]);
-        Task<(bool PoolThread, string? Name)> resumedOn = ResumeThreadAsync(pending);
+        server.Pool.OwnerThreadId.ShouldBe(SlabMemoryPool.NoOwnerThread);
 
-        await Task.Delay(20);
-        await TransportHarness.SendAllAsync(client, "x"u8.ToArray());
+        Thread resumedOn = await TransportHarness.ThreadAPendingReceiveResumesOnAsync(client, server);
 
-        (bool poolThread, string? name) = await resumedOn.WaitAsync(Step);
-        Assert.True(poolThread, "the receive resumed on " + name + ", not on a thread-pool thread");
-
-        static async Task<(bool, string?)> ResumeThreadAsync(ValueTask<int> receive)
-        {
-            await receive.ConfigureAwait(false);
-            return (Thread.CurrentThread.IsThreadPoolThread, Thread.CurrentThread.Name);
-        }
+        resumedOn.IsThreadPoolThread.ShouldBeTrue("the receive resumed on " + resumedOn.Name + ", not on a thread-pool thread");
     }
 
     [Fact(Timeout = Timeout)]
@@ -162,7 +144,7 @@ public sealed class SocketTransportTests
 
         server.Schedule(new DelegateWorkItem(() => ran.SetResult(Thread.CurrentThread.IsThreadPoolThread)));
 
-        Assert.True(await ran.Task.WaitAsync(Step));
+        (await ran.Task.WaitAsync(Step)).ShouldBeTrue();
     }
 
     private sealed class DelegateWorkItem(Action action) : IThreadPoolWorkItem

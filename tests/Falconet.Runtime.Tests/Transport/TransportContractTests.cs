@@ -10,6 +10,7 @@ using System.Threading.Tasks;
 using Falconet.Buffers;
 using Falconet.Transport;
 using Falconet.Transport.Libuv;
+using Shouldly;
 
 namespace Falconet.Runtime.Tests.Transport;
 
@@ -51,12 +52,12 @@ public abstract class TransportContractTests
             await TransportHarness.ReceiveExactlyAsync(client, echoed).WaitAsync(Step);
             await send.WaitAsync(Step);
 
-            Assert.Equal(SHA256.HashData(payload), SHA256.HashData(echoed));
+            SHA256.HashData(echoed).ShouldBe(SHA256.HashData(payload));
         }
 
         client.Shutdown(SocketShutdown.Send);
         await echo.WaitAsync(Step);
-        Assert.Equal(0, await client.ReceiveAsync(new byte[1], SocketFlags.None).WaitAsync(Step));
+        (await client.ReceiveAsync(new byte[1], SocketFlags.None).WaitAsync(Step)).ShouldBe(0);
     }
 
     [Fact(Timeout = Timeout)]
@@ -84,7 +85,7 @@ public abstract class TransportContractTests
         await server.SendAsync(chain.GetSequence()).AsTask().WaitAsync(Step);
         await receive.WaitAsync(Step);
 
-        Assert.Equal(SHA256.HashData(expected.ToArray()), SHA256.HashData(received));
+        SHA256.HashData(received).ShouldBe(SHA256.HashData(expected.ToArray()));
     }
 
     [Fact(Timeout = Timeout)]
@@ -101,7 +102,7 @@ public abstract class TransportContractTests
         byte[] received = new byte[8_000];
         await TransportHarness.ReceiveExactlyAsync(client, received).WaitAsync(Step);
 
-        Assert.Equal(data.AsSpan(100, 8_000).ToArray(), received);
+        received.ShouldBe(data.AsSpan(100, 8_000).ToArray());
     }
 
     [Fact(Timeout = Timeout)]
@@ -121,8 +122,8 @@ public abstract class TransportContractTests
                 total += n;
             }
 
-            Assert.Equal("last words"u8.ToArray(), block.Memory.Slice(0, total).ToArray());
-            Assert.Equal(0, await server.ReceiveAsync(block.Memory).AsTask().WaitAsync(Step));
+            block.Memory.Slice(0, total).ToArray().ShouldBe("last words"u8.ToArray());
+            (await server.ReceiveAsync(block.Memory).AsTask().WaitAsync(Step)).ShouldBe(0);
         }
         finally
         {
@@ -138,15 +139,15 @@ public abstract class TransportContractTests
         byte[] buffer = new byte[64];
         ValueTask<int> pending = server.ReceiveAsync(buffer);
         await Task.Delay(50);
-        Assert.False(pending.IsCompleted);
+        pending.IsCompleted.ShouldBeFalse();
 
         server.Abort();
 
-        Assert.Equal(0, await pending.AsTask().WaitAsync(Step));
-        Assert.Equal(0, await server.ReceiveAsync(buffer).AsTask().WaitAsync(Step));
-        await Assert.ThrowsAsync<ConnectionAbortedException>(() => server.SendAsync(new ReadOnlySequence<byte>(buffer)).AsTask());
-        var reset = await Assert.ThrowsAsync<SocketException>(() => client.ReceiveAsync(buffer, SocketFlags.None).WaitAsync(Step));
-        Assert.Equal(SocketError.ConnectionReset, reset.SocketErrorCode);
+        (await pending.AsTask().WaitAsync(Step)).ShouldBe(0);
+        (await server.ReceiveAsync(buffer).AsTask().WaitAsync(Step)).ShouldBe(0);
+        await Should.ThrowAsync<ConnectionAbortedException>(() => server.SendAsync(new ReadOnlySequence<byte>(buffer)).AsTask());
+        var reset = await Should.ThrowAsync<SocketException>(() => client.ReceiveAsync(buffer, SocketFlags.None).WaitAsync(Step));
+        reset.SocketErrorCode.ShouldBe(SocketError.ConnectionReset);
     }
 
     [Fact(Timeout = Timeout)]
@@ -158,11 +159,11 @@ public abstract class TransportContractTests
         var big = new ReadOnlySequence<byte>(new byte[16 * 1024 * 1024]);
         Task pending = server.SendAsync(big).AsTask();
         await Task.Delay(100);
-        Assert.False(pending.IsCompleted, "16 MiB fit in the socket buffers: the send never had to wait");
+        pending.IsCompleted.ShouldBeFalse("16 MiB fit in the socket buffers: the send never had to wait");
 
         server.Abort();
 
-        await Assert.ThrowsAsync<ConnectionAbortedException>(() => pending.WaitAsync(Step));
+        await Should.ThrowAsync<ConnectionAbortedException>(() => pending.WaitAsync(Step));
     }
 
     [Fact(Timeout = Timeout)]
@@ -182,7 +183,7 @@ public abstract class TransportContractTests
         {
             // Small reads with pauses: the server's send goes out in many partial pieces.
             int n = await client.ReceiveAsync(received.AsMemory(total, Math.Min(64 * 1024, received.Length - total)), SocketFlags.None).AsTask().WaitAsync(Step);
-            Assert.NotEqual(0, n);
+            n.ShouldNotBe(0);
             total += n;
             if (total % 8 == 0)
             {
@@ -191,10 +192,10 @@ public abstract class TransportContractTests
         }
 
         await send.WaitAsync(Step);
-        Assert.False(receive.IsCompleted);
+        receive.IsCompleted.ShouldBeFalse();
         await TransportHarness.SendAllAsync(client, "ping"u8.ToArray());
-        Assert.Equal(4, await receive.AsTask().WaitAsync(Step));
-        Assert.Equal(SHA256.HashData(payload), SHA256.HashData(received));
+        (await receive.AsTask().WaitAsync(Step)).ShouldBe(4);
+        SHA256.HashData(received).ShouldBe(SHA256.HashData(payload));
     }
 
     [Fact(Timeout = Timeout)]
@@ -207,7 +208,7 @@ public abstract class TransportContractTests
         client.LingerState = new LingerOption(true, 0);
         client.Close();
 
-        await Assert.ThrowsAsync<ConnectionResetException>(() => pending.AsTask().WaitAsync(Step));
+        await Should.ThrowAsync<ConnectionResetException>(() => pending.AsTask().WaitAsync(Step));
     }
 
     [Fact(Timeout = Timeout)]
@@ -219,7 +220,7 @@ public abstract class TransportContractTests
         client.Close();
         var data = new ReadOnlySequence<byte>(new byte[64 * 1024]);
 
-        var error = await Assert.ThrowsAnyAsync<System.IO.IOException>(async () =>
+        var error = await Should.ThrowAsync<System.IO.IOException>(async () =>
         {
             for (int i = 0; i < 1_000; i++)
             {
@@ -227,7 +228,7 @@ public abstract class TransportContractTests
             }
         });
 
-        Assert.IsType<ConnectionResetException>(error);
+        error.ShouldBeOfType<ConnectionResetException>();
     }
 
     [Fact(Timeout = Timeout)]
@@ -241,9 +242,9 @@ public abstract class TransportContractTests
 
         byte[] buffer = new byte[3];
         await TransportHarness.ReceiveExactlyAsync(client, buffer).WaitAsync(Step);
-        Assert.Equal("bye"u8.ToArray(), buffer);
-        Assert.Equal(0, await client.ReceiveAsync(buffer, SocketFlags.None).WaitAsync(Step));
-        Assert.Equal(0, await server.ReceiveAsync(buffer).AsTask().WaitAsync(Step));
+        buffer.ShouldBe("bye"u8.ToArray());
+        (await client.ReceiveAsync(buffer, SocketFlags.None).WaitAsync(Step)).ShouldBe(0);
+        (await server.ReceiveAsync(buffer).AsTask().WaitAsync(Step)).ShouldBe(0);
     }
 
     [Fact(Timeout = Timeout)]
@@ -253,10 +254,10 @@ public abstract class TransportContractTests
         (Socket client, TransportConnection server) = await harness.ConnectAsync();
         ValueTask<int> first = server.ReceiveAsync(new byte[16]);
 
-        Assert.Throws<InvalidOperationException>(() => server.ReceiveAsync(new byte[16]));
+        Should.Throw<Exception>(() => server.ReceiveAsync(new byte[16])).ShouldBeOfType<InvalidOperationException>();
 
         await TransportHarness.SendAllAsync(client, "x"u8.ToArray());
-        Assert.Equal(1, await first.AsTask().WaitAsync(Step));
+        (await first.AsTask().WaitAsync(Step)).ShouldBe(1);
     }
 
     [Fact(Timeout = Timeout)]
@@ -269,8 +270,8 @@ public abstract class TransportContractTests
 
         cancel.Cancel();
 
-        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => pending.AsTask().WaitAsync(Step));
-        Assert.Equal(0, await server.ReceiveAsync(new byte[16]).AsTask().WaitAsync(Step));
+        await Should.ThrowAsync<OperationCanceledException>(() => pending.AsTask().WaitAsync(Step));
+        (await server.ReceiveAsync(new byte[16]).AsTask().WaitAsync(Step)).ShouldBe(0);
     }
 
     [Fact(Timeout = Timeout)]
@@ -282,10 +283,10 @@ public abstract class TransportContractTests
 
         await harness.Listener.UnbindAsync();
 
-        Assert.Null(await pending.AsTask().WaitAsync(Step));
-        Assert.Null(await harness.Listener.AcceptAsync().AsTask().WaitAsync(Step));
+        (await pending.AsTask().WaitAsync(Step)).ShouldBeNull();
+        (await harness.Listener.AcceptAsync().AsTask().WaitAsync(Step)).ShouldBeNull();
         using var late = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
-        await Assert.ThrowsAsync<SocketException>(() => late.ConnectAsync(harness.Listener.EndPoint).WaitAsync(Step));
+        await Should.ThrowAsync<SocketException>(() => late.ConnectAsync(harness.Listener.EndPoint).WaitAsync(Step));
     }
 
     [Fact(Timeout = Timeout)]
@@ -299,7 +300,7 @@ public abstract class TransportContractTests
             pairs.Add(await harness.ConnectAsync());
         }
 
-        Assert.Equal(2, pairs.Select(p => p.Server.Pool).Distinct().Count());
+        pairs.Select(p => p.Server.Pool).Distinct().Count().ShouldBe(2);
         Task[] echoes = pairs.Select(p => TransportHarness.EchoAsync(p.Server)).ToArray();
         Task[] clients = pairs.Select((p, i) => ClientAsync(p.Client, i)).ToArray();
 
@@ -317,7 +318,7 @@ public abstract class TransportContractTests
                 Task send = TransportHarness.SendAllAsync(client, payload);
                 await TransportHarness.ReceiveExactlyAsync(client, echoed);
                 await send;
-                Assert.Equal(payload, echoed);
+                echoed.ShouldBe(payload);
             }
 
             client.Shutdown(SocketShutdown.Send);
@@ -345,14 +346,14 @@ public abstract class TransportContractTests
 
         await using (harness)
         {
-            Assert.Equal(AddressFamily.InterNetworkV6, harness.Listener.EndPoint.AddressFamily);
-            Assert.NotEqual(0, ((IPEndPoint)harness.Listener.EndPoint).Port);
+            harness.Listener.EndPoint.AddressFamily.ShouldBe(AddressFamily.InterNetworkV6);
+            (((IPEndPoint)harness.Listener.EndPoint).Port).ShouldNotBe(0);
             (Socket client, TransportConnection server) = await harness.ConnectAsync();
             Task echo = TransportHarness.EchoAsync(server);
             byte[] echoed = new byte[5];
             await TransportHarness.SendAllAsync(client, "hello"u8.ToArray());
             await TransportHarness.ReceiveExactlyAsync(client, echoed).WaitAsync(Step);
-            Assert.Equal("hello"u8.ToArray(), echoed);
+            echoed.ShouldBe("hello"u8.ToArray());
             client.Shutdown(SocketShutdown.Send);
             await echo.WaitAsync(Step);
         }
@@ -374,12 +375,12 @@ public abstract class TransportContractTests
             // The continuation holds the thread it runs on: the receive's outcome is delivered but its continuation is not over.
             Task receive = HoldAsync(server.ReceiveAsync(block.Memory));
             await TransportHarness.SendAllAsync(client, "x"u8.ToArray());
-            Assert.True(continuationHeld.Wait(Step));
+            continuationHeld.Wait(Step).ShouldBeTrue();
             server.Abort();
 
             ValueTask dispose = server.DisposeAsync();
             await Task.Delay(100);
-            Assert.False(dispose.IsCompleted, "DisposeAsync completed while the receive's continuation was still running");
+            dispose.IsCompleted.ShouldBeFalse("DisposeAsync completed while the receive's continuation was still running");
 
             releaseContinuation.Set();
             await dispose.AsTask().WaitAsync(Step);
@@ -405,8 +406,8 @@ public abstract class TransportContractTests
         await using TransportHarness harness = await StartAsync();
         (Socket client, TransportConnection server) = await harness.ConnectAsync();
 
-        Assert.Equal(client.LocalEndPoint, server.RemoteEndPoint);
-        Assert.Equal(harness.Listener.EndPoint, server.LocalEndPoint);
+        server.RemoteEndPoint.ShouldBe(client.LocalEndPoint);
+        server.LocalEndPoint.ShouldBe(harness.Listener.EndPoint);
     }
 
     [Fact(Timeout = Timeout)]
@@ -416,19 +417,19 @@ public abstract class TransportContractTests
         (Socket client, TransportConnection server) = await harness.ConnectAsync();
         byte[] buffer = new byte[64];
         ValueTask<int> pending = server.ReceiveAsync(buffer);
-        Assert.False(pending.IsCompleted);
+        pending.IsCompleted.ShouldBeFalse();
 
         server.StopReceiving();
 
-        Assert.Equal(0, await pending.AsTask().WaitAsync(Step));
-        Assert.Equal(0, await server.ReceiveAsync(buffer).AsTask().WaitAsync(Step));
+        (await pending.AsTask().WaitAsync(Step)).ShouldBe(0);
+        (await server.ReceiveAsync(buffer).AsTask().WaitAsync(Step)).ShouldBe(0);
         await server.SendAsync(new ReadOnlySequence<byte>("408"u8.ToArray())).AsTask().WaitAsync(Step);
         await server.DisposeAsync();
 
         byte[] received = new byte[3];
         await TransportHarness.ReceiveExactlyAsync(client, received).WaitAsync(Step);
-        Assert.Equal("408"u8.ToArray(), received);
-        Assert.Equal(0, await client.ReceiveAsync(buffer, SocketFlags.None).WaitAsync(Step));
+        received.ShouldBe("408"u8.ToArray());
+        (await client.ReceiveAsync(buffer, SocketFlags.None).WaitAsync(Step)).ShouldBe(0);
     }
 }
 

@@ -9,6 +9,7 @@ using Falconet.Buffers;
 using Falconet.Transport;
 using Falconet.Transport.Libuv;
 using Falconet.Transport.Sockets;
+using Shouldly;
 
 namespace Falconet.Runtime.Tests.Transport;
 
@@ -89,7 +90,7 @@ internal sealed class TransportHarness : IAsyncDisposable
         ValueTask<TransportConnection?> accept = Listener.AcceptAsync();
         await client.ConnectAsync(endpoint).WaitAsync(StepTimeout);
         TransportConnection server = (await accept.AsTask().WaitAsync(StepTimeout))!;
-        Assert.NotNull(server);
+        server.ShouldNotBeNull();
         lock (_connections)
         {
             _connections.Add(server);
@@ -125,6 +126,25 @@ internal sealed class TransportHarness : IAsyncDisposable
         {
             int sent = await socket.SendAsync(data, SocketFlags.None).ConfigureAwait(false);
             data = data.Slice(sent);
+        }
+    }
+
+    /// <summary>
+    /// Starts a receive on <paramref name="server"/>, sends one byte from <paramref name="client"/> once the receive is
+    /// pending, and returns the thread the receive's continuation ran on.
+    /// </summary>
+    public static async Task<Thread> ThreadAPendingReceiveResumesOnAsync(Socket client, TransportConnection server)
+    {
+        ValueTask<int> pending = server.ReceiveAsync(new byte[16]);
+        Task<Thread> resumedOn = ResumedThreadAsync(pending);
+        await Task.Delay(20).ConfigureAwait(false);
+        await SendAllAsync(client, "x"u8.ToArray()).ConfigureAwait(false);
+        return await resumedOn.WaitAsync(StepTimeout).ConfigureAwait(false);
+
+        static async Task<Thread> ResumedThreadAsync(ValueTask<int> receive)
+        {
+            await receive.ConfigureAwait(false);
+            return Thread.CurrentThread;
         }
     }
 

@@ -10,7 +10,8 @@ namespace Falconet.Http;
 /// <remarks>
 /// Aborting is sticky: once the client went away (a receive returned 0 or failed) or the request was aborted, every
 /// later request of the connection sees a cancelled token too. The source is cancelled on the thread pool, since the
-/// abort is noticed on an I/O thread (a libuv loop) where the application's callbacks must not run.
+/// abort is noticed where the connection's code runs, a libuv loop thread by default, where the application's callbacks
+/// must not run.
 /// </remarks>
 internal sealed class RequestAbortSignal
 {

@@ -16,13 +16,17 @@ namespace Falconet.Http;
 /// <remarks>
 /// The server starts a connection with <see cref="TransportConnection.Schedule"/> (on the thread pool, or on the
 /// connection's I/O or loop thread where the transport has one), never on the accept loop. After that the loop
-/// continues wherever its awaited receive or send completes: on the thread that completed it by default, or on the
-/// connection's own thread with I/O threads. Deadlines (<see cref="ConnectionDeadline"/>): while waiting for the first
+/// continues wherever its awaited receive or send completes: on its libuv loop thread (libuv's default, inline
+/// scheduling), on the thread that completed it (the sockets default, thread-pool scheduling), or on its own thread with the
+/// sockets transport's I/O threads. Deadlines (<see cref="ConnectionDeadline"/>): while waiting for the first
 /// byte of a request the keep-alive deadline runs, from the first byte to the end of the header section the
 /// request-headers deadline; the server's heartbeat expires a passed one (<see cref="OnHeartbeat"/>) and stops the
-/// receive, and this loop then closes quietly, or answers 408 when part of a request has arrived.
+/// receive, and this loop then closes quietly, or answers 408 when part of a request has arrived. This file holds the loop;
+/// the partial files beside it hold its other jobs: HttpConnection.Closing.cs (aborts and the lingering close),
+/// HttpConnection.Deadlines.cs (the heartbeat's side and the 408) and HttpConnection.Errors.cs (answers to failed requests
+/// and the reporting of rejections).
 /// </remarks>
-internal sealed class HttpConnection : IThreadPoolWorkItem
+internal sealed partial class HttpConnection : IThreadPoolWorkItem
 {
     private static long s_nextId;
 
@@ -89,71 +93,6 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
 
     /// <summary>Cancelled when the client goes away or the request is aborted (see <see cref="HttpContext.RequestAborted"/>).</summary>
     public CancellationToken RequestAborted => _abortSignal.Token;
-
-    /// <summary>The application asked for the connection to be reset after its handler returns.</summary>
-    public void RequestAbort()
-    {
-        _closeReason = ConnectionCloseReason.ApplicationAbort;
-        _abortRequested = true;
-        _abortSignal.Abort();
-    }
-
-    /// <summary>Closes the connection at once (shutdown timeout passed).</summary>
-    public void Abort()
-    {
-        _closeReason = ConnectionCloseReason.ShutdownTimeout;
-        _abortRequested = true;
-        _abortSignal.Abort();
-        _transport.Abort();
-    }
-
-    /// <summary>
-    /// Server stopping: a connection waiting for its next request, or lingering after its last response, stops
-    /// receiving, and its loop closes it gracefully.
-    /// </summary>
-    /// <remarks>
-    /// Pairs with the loop, which publishes <see cref="_waitingForRequest"/> (or <see cref="_lingering"/>) and its
-    /// deadline before it reads the shutdown signal: the server cancels that signal before calling this, so one side
-    /// always sees the other.
-    /// </remarks>
-    public void CloseIfIdle()
-    {
-        if ((_waitingForRequest || _lingering) && _deadline.TryExpireNow())
-        {
-            StopReceiving();
-        }
-    }
-
-    /// <summary>
-    /// Called by the server's heartbeat: expires a deadline that has passed and wakes the loop by stopping its receive;
-    /// stops the receive of a request body that arrives below its minimum rate (the body read then fails with 408);
-    /// resets a connection whose client reads the response below its minimum rate (it cannot be told otherwise).
-    /// </summary>
-    public void OnHeartbeat(long now)
-    {
-        if (_deadline.TryExpireIfPassed(now))
-        {
-            StopReceiving();
-        }
-
-        switch (_rates.Check(now))
-        {
-            case ConnectionCloseReason.MinRequestBodyDataRate:
-                StopReceiving();
-                break;
-            case ConnectionCloseReason.MinResponseDataRate:
-                _abortRequested = true;
-                _transport.Abort();
-                break;
-        }
-    }
-
-    /// <summary>Wakes a pending receive for good (it returns what had arrived, or 0); later receives return 0.</summary>
-    private void StopReceiving()
-    {
-        _receiveStopped = true;
-        _transport.StopReceiving();
-    }
 
     /// <summary>Starts <see cref="RunAsync"/> where the transport scheduled it (see the remarks on the class).</summary>
     void IThreadPoolWorkItem.Execute() => _ = RunAsync();
@@ -371,99 +310,11 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         }
     }
 
-    /// <summary>
-    /// Lingering close (RFC 9112 section 9.6): shuts down the sending side, so the client reads the whole response and
-    /// then the end of the stream, and reads and discards what it still sends until it closes, for at most
-    /// <see cref="HttpConnectionSettings.LingerTime"/> or <see cref="HttpConnectionSettings.LingerMaxBytes"/>. Closing
-    /// at once with unread input would send a reset, which can destroy the response before the client reads it.
-    /// </summary>
-    private async ValueTask LingerAsync()
-    {
-        ReleaseIdleBlocks();
-        if (_receiveStopped)
-        {
-            // Receiving was stopped to wake this loop (a deadline passed): reads return nothing more, so the client gets
-            // the linger time to read the response (framed by its Content-Length) before the close, unless the server
-            // stops first. No FIN until then: Linux resets a socket whose both directions are shut down as soon as data
-            // arrives, and a stopped sockets receive is shutdown(SHUT_RD). Rare, so a timer.
-            try
-            {
-                await Task.Delay(HttpConnectionSettings.LingerTime, _settings.TimeProvider, _settings.Shutdown).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException)
-            {
-            }
-
-            return;
-        }
-
-        _transport.ShutdownSend();
-
-        // Published before the shutdown signal is read, as for an idle connection (see CloseIfIdle).
-        _lingering = true;
-        bool armed = _deadline.TrySet(_settings.DeadlineAfter(_settings.LingerTimeout));
-        Interlocked.MemoryBarrier();
-        if (!armed || _settings.Shutdown.IsCancellationRequested)
-        {
-            return;
-        }
-
-        long discarded = 0;
-        while (discarded < HttpConnectionSettings.LingerMaxBytes)
-        {
-            discarded += _input.Buffered;
-            _input.Consume(_input.GetSequence().End);
-            int received = _input.EndReceive(await _input.BeginReceive(CancellationToken.None).ConfigureAwait(false));
-            if (received == 0)
-            {
-                return;
-            }
-        }
-    }
-
     /// <summary>Returns the empty output and staged-body blocks to the pool while the connection only receives.</summary>
     private void ReleaseIdleBlocks()
     {
         _output.ReleaseIdleBlock();
         _response.ReleaseIdleBlock();
-    }
-
-    /// <summary>Answers 408 with Connection: close to a request whose head did not arrive in time.</summary>
-    private ValueTask RespondRequestTimeoutAsync()
-    {
-        HttpLog.RequestHeadersTimedOut(_settings.Logger, Id);
-        Server.ServerMetrics.Count(Server.ServerMetrics.RejectedRequests, ConnectionCloseReasons.Name(ConnectionCloseReason.RequestHeadersTimeout));
-        _response.Reset(isHead: false, http10: false, keepAlive: false);
-        _response.TryWriteEmptyResponse(408, keepAlive: false);
-        CloseAfterResponse(ConnectionCloseReason.RequestHeadersTimeout);
-        return _output.FlushAsync();
-    }
-
-    /// <summary>
-    /// Closes after the response just written, with a lingering close: the client may still be sending (the rest of a
-    /// rejected request, a body nobody read, pipelined requests, or bytes it sends while it reads the response).
-    /// </summary>
-    private void CloseAfterResponse(ConnectionCloseReason reason)
-    {
-        _closeReason = reason;
-        _lingerOnClose = true;
-    }
-
-    /// <summary>Why a request that was handled does not keep the connection, when nothing said so earlier.</summary>
-    private ConnectionCloseReason ReasonToClose()
-    {
-        if (_body.Truncated)
-        {
-            // The client closed in the middle of its body.
-            return ConnectionCloseReason.None;
-        }
-
-        if (_settings.Shutdown.IsCancellationRequested)
-        {
-            return ConnectionCloseReason.ServerStopping;
-        }
-
-        return _body.IsCompleted ? ConnectionCloseReason.ConnectionClose : ConnectionCloseReason.UnreadRequestBody;
     }
 
     /// <summary>
@@ -598,65 +449,6 @@ internal sealed class HttpConnection : IThreadPoolWorkItem
         }
 
         return !_abortRequested && _response.KeepAlive && !_body.Truncated;
-    }
-
-    /// <summary>Answers a failed request with its error status when the response has not started; false means abort.</summary>
-    private bool TryRespondToFailure(Exception exception)
-    {
-        BadHttpRequestException? badRequest = exception as BadHttpRequestException ?? _body.Fault;
-        if (_rates.Violation == ConnectionCloseReason.MinResponseDataRate)
-        {
-            // The heartbeat reset the connection under a write: the client's doing, not the application's.
-            return false;
-        }
-
-        if (_response.HasStarted)
-        {
-            // A bad request body found after the response started is the client's fault, not the application's.
-            if (badRequest is not null)
-            {
-                ReportRejection(badRequest);
-            }
-            else
-            {
-                HttpLog.ApplicationError(_settings.Logger, Id, exception);
-            }
-
-            HttpLog.AbortedAfterStart(_settings.Logger, Id);
-            _closeReason = badRequest is not null ? ConnectionCloseReason.BadRequest : ConnectionCloseReason.ApplicationError;
-            return false;
-        }
-
-        int statusCode;
-        bool keepAlive;
-        if (badRequest is not null)
-        {
-            ReportRejection(badRequest);
-            statusCode = badRequest.StatusCode;
-            keepAlive = false;
-            _closeReason = ConnectionCloseReason.BadRequest;
-        }
-        else
-        {
-            HttpLog.ApplicationError(_settings.Logger, Id, exception);
-            statusCode = 500;
-            keepAlive = _requestKeepAlive && !_settings.Shutdown.IsCancellationRequested
-                && _body.CanDrain(_settings.MaxRequestBodyDrainSize);
-            if (!keepAlive && _requestKeepAlive)
-            {
-                _closeReason = ConnectionCloseReason.ApplicationError;
-            }
-        }
-
-        return _response.TryWriteEmptyResponse(statusCode, keepAlive);
-    }
-
-    /// <summary>Logs a refused request with its reason and counts it in <see cref="ServerMetrics.RejectedRequests"/>.</summary>
-    private void ReportRejection(BadHttpRequestException rejection)
-    {
-        string reason = RequestRejections.GetName(rejection.Reason);
-        HttpLog.BadRequest(_settings.Logger, Id, reason, rejection.StatusCode, rejection.Message);
-        ServerMetrics.Count(ServerMetrics.RejectedRequests, reason);
     }
 
     private bool WantsKeepAlive(bool http10)
