@@ -33,10 +33,13 @@ public static class InterleavedScanComparison
                 parsers.Segments = segments;
                 parsers.Setup();
                 AlternatingRounds.Result[] r = AlternatingRounds.Run(
-                    [("kestrel", () => parsers.Kestrel()), ("falconet", () => parsers.Falconet())],
+                    [("kestrel", () => parsers.Kestrel()), ("falconet", () => parsers.Falconet()),
+                     ("kestrel-alone", () => parsers.KestrelParserAlone()), ("falconet-alone", () => parsers.FalconetParserAlone())],
                     rounds, operationsPerRound / 4, out long checksum);
                 Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
                     $"parse {request}, {segments} segment(s): Kestrel {r[0].Fastest:F1} ns (median {r[0].Median:F1}), Falconet {r[1].Fastest:F1} ns (median {r[1].Median:F1}, {r[1].AllocatedBytes} B in all rounds), Kestrel/Falconet {r[0].Fastest / r[1].Fastest:F2} (checksum {checksum})"));
+                Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                    $"  parser alone: Kestrel {r[2].Fastest:F1} ns, Falconet {r[3].Fastest:F1} ns, Kestrel/Falconet {r[2].Fastest / r[3].Fastest:F2}"));
             }
         }
     }
