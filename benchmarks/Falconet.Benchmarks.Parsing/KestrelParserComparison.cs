@@ -159,6 +159,10 @@ public class KestrelParserComparison
             TargetLength = target.Length;
         }
 
+        /// <summary>What Falconet's connection does with a header: the set's generated matcher, then the collection's append.</summary>
+        public bool AddHeader(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
+            => Headers.TryAppendMatched(BuiltInHeaderSet.IndexOfRequestHeader(name), name, value);
+
         public string Describe()
             => $"{System.Text.Encoding.ASCII.GetString(Target, 0, TargetLength)} {Headers.Count} headers, host {Headers.Host}";
     }
@@ -169,7 +173,7 @@ public class KestrelParserComparison
             RequestTargetForm form, int queryIndex, KnownVersion version)
             => sink.StartRequest(method == KnownMethod.Get ? 1 : 0, version == KnownVersion.Http11 ? 11 : 10, target);
 
-        public bool OnHeader(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value) => sink.Headers.TryAppend(name, value);
+        public bool OnHeader(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value) => sink.AddHeader(name, value);
 
         public void OnHeadersComplete()
         {
@@ -238,7 +242,7 @@ public class KestrelParserComparison
                 versionAndMethod.Version == KestrelHttp.HttpVersion.Http11 ? 11 : 10,
                 startLine.Slice(targetPath.Offset)); // Kestrel hands the line up to the end of the target
 
-        public void OnHeader(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value) => sink.Headers.TryAppend(name, value);
+        public void OnHeader(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value) => sink.AddHeader(name, value);
 
         public void OnHeadersComplete(bool endStream)
         {

@@ -11,6 +11,9 @@ namespace Falconet.Http;
 
 public static partial class Http1Parser
 {
+    // "\r\n" as MatcherReads.Read16 reads it (the first byte lowest).
+    private const ushort CarriageReturnLineFeed = 0x0A0D;
+
     /// <summary>Parses header lines up to and including the empty line; true when the whole section was consumed.</summary>
     /// <remarks>
     /// On false, every complete line has been handed to the handler and consumed, and <paramref name="state"/>
@@ -44,13 +47,11 @@ public static partial class Http1Parser
             if (consumed < span.Length)
             {
                 // The line at span[consumed] does not end inside this segment.
-                consumed = ParseHeaderLineAcrossSegments(ref handler, ref reader, limits, ref state, out sectionComplete);
-                if (consumed == 0)
+                if (!TryParseHeaderLinesAcrossSegments(ref handler, ref reader, limits, ref state, out sectionComplete))
                 {
                     return false;
                 }
 
-                reader.Advance(consumed);
                 if (sectionComplete)
                 {
                     return true;
@@ -126,6 +127,8 @@ public static partial class Http1Parser
     }
 
     /// <summary>The walk over <paramref name="data"/>: the span's bytes, readable for at least one chunk (64 bytes).</summary>
+    /// <remarks>Not inlined: compiled once per handler with a budget of its own, so the handler's calls inline into the loop.</remarks>
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private static bool ParseHeaderLines<T>(ref T handler, ReadOnlySpan<byte> span, ref byte data, HttpLimits limits,
         ref HeaderParseState state, ref int consumed)
         where T : struct, IHttpHeadersHandler
@@ -162,8 +165,7 @@ public static partial class Http1Parser
 
             int carriageReturn = chunk + BitOperations.TrailingZeroCount(events);
             events &= events - 1;
-            if (Unsafe.Add(ref data, carriageReturn) != (byte)'\r' || carriageReturn + 1 >= end
-                || Unsafe.Add(ref data, carriageReturn + 1) != (byte)'\n')
+            if (carriageReturn + 1 >= end || MatcherReads.Read16(ref data, carriageReturn) != CarriageReturnLineFeed)
             {
                 goto LineByLine;
             }
@@ -188,16 +190,18 @@ public static partial class Http1Parser
                 goto LineByLine;
             }
 
+            // OWS around the value: usually one SP after the colon. Between the colon and the CR the only bytes at or below
+            // 0x20 are SP and HTAB (the CR is the first byte that is not a value byte), so one compare tells either.
             int valueStart = lineStart + nameLength + 1;
             int valueEnd = carriageReturn;
-            while (valueStart < valueEnd && HttpCharacters.IsWhitespace(Unsafe.Add(ref data, valueStart)))
+            if (Unsafe.Add(ref data, valueStart) == (byte)' ')
             {
                 valueStart++;
             }
 
-            while (valueEnd > valueStart && HttpCharacters.IsWhitespace(Unsafe.Add(ref data, valueEnd - 1)))
+            if (Unsafe.Add(ref data, valueStart) <= (byte)' ' || Unsafe.Add(ref data, valueEnd - 1) <= (byte)' ')
             {
-                valueEnd--;
+                TrimWhitespace(ref data, ref valueStart, ref valueEnd);
             }
 
             if (!handler.OnHeader(
@@ -234,6 +238,20 @@ public static partial class Http1Parser
             count = state.Count;
             chunk = lineStart & -HttpByteMasks.Width;
             events = LineEvents(ref data, chunk, lastLoad, end) & (ulong.MaxValue << (lineStart - chunk));
+        }
+    }
+
+    /// <summary>Moves <paramref name="start"/> and <paramref name="end"/> inward past SP and HTAB.</summary>
+    private static void TrimWhitespace(ref byte data, ref int start, ref int end)
+    {
+        while (start < end && HttpCharacters.IsWhitespace(Unsafe.Add(ref data, start)))
+        {
+            start++;
+        }
+
+        while (end > start && HttpCharacters.IsWhitespace(Unsafe.Add(ref data, end - 1)))
+        {
+            end--;
         }
     }
 
@@ -278,7 +296,7 @@ public static partial class Http1Parser
             return 0;
         }
 
-        Span<byte> line = Copy(reader.UnreadSequence.Slice(0, length), stackalloc byte[StackCopySize], out byte[]? rented);
+        Span<byte> line = CopyUnread(reader, length, stackalloc byte[StackCopySize], out byte[]? rented);
         try
         {
             int consumed = ParseHeaderLine(ref handler, line, limits, ref state, out sectionComplete);
@@ -287,6 +305,43 @@ public static partial class Http1Parser
         }
         finally
         {
+            ReturnCopy(rented);
+        }
+    }
+
+    /// <summary>
+    /// The walk for a line that crosses segments: the line is copied, with as much of what follows as fits the stack
+    /// buffer, and the walk goes on over the copy, so the lines after it need no call of their own (a line the copy cuts
+    /// short is left, whole, to the next call). False when no line ends within the received bytes and the limit, after
+    /// <see cref="ParseHeaderLineAcrossSegments"/> decided that case; otherwise the lines handed on are consumed from
+    /// <paramref name="reader"/>, also when a later one is refused.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    [SkipLocalsInit]
+    private static bool TryParseHeaderLinesAcrossSegments<T>(ref T handler, ref SequenceReader<byte> reader, HttpLimits limits,
+        ref HeaderParseState state, out bool sectionComplete)
+        where T : struct, IHttpHeadersHandler
+    {
+        if (!TryFindLine(ref reader, limits.MaxRequestHeadersSize - state.Bytes, out int length))
+        {
+            int unfinished = ParseHeaderLineAcrossSegments(ref handler, ref reader, limits, ref state, out sectionComplete);
+            Debug.Assert(unfinished == 0, "No line ends within the limit.");
+            return false;
+        }
+
+        // The buffer (or pooled array) holds at least a chunk, so the walk reads whole chunks of it.
+        int copyLength = (int)Math.Max(length, Math.Min(reader.Remaining, StackCopySize));
+        Span<byte> copy = CopyUnread(reader, copyLength, stackalloc byte[StackCopySize], out byte[]? rented);
+        int consumed = 0;
+        try
+        {
+            sectionComplete = ParseHeaderLines(ref handler, copy, ref MemoryMarshal.GetReference(copy), limits, ref state, ref consumed);
+            Debug.Assert(consumed >= length, "A line that ends in LF is either parsed whole or rejected.");
+            return true;
+        }
+        finally
+        {
+            reader.Advance(consumed);
             ReturnCopy(rented);
         }
     }

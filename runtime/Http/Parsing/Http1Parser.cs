@@ -1,7 +1,9 @@
 using System;
 using System.Buffers;
 using System.Diagnostics.CodeAnalysis;
+using System.Numerics;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using Falconet.Text;
 
 namespace Falconet.Http;
@@ -39,6 +41,15 @@ public static partial class Http1Parser
     {
         int max = limits.MaxRequestLineSize - emptyLinesBefore;
         ReadOnlySpan<byte> span = reader.UnreadSpan;
+        int parsed = span.Length >= HttpByteMasks.Width
+            ? ParseOriginFormLine(ref handler, span, ref MemoryMarshal.GetReference(span), max)
+            : ParseShortOriginFormLine(ref handler, span, max);
+        if (parsed > 0)
+        {
+            reader.Advance(parsed);
+            return true;
+        }
+
         int lineFeed = span.IndexOf((byte)'\n');
         if (lineFeed < 0 || span[0] == (byte)'\r')
         {
@@ -54,6 +65,101 @@ public static partial class Http1Parser
         ParseRequestLine(ref handler, span[..length]);
         reader.Advance(length);
         return true;
+    }
+
+    /// <summary>
+    /// The common request line, settled from one 64-byte mask at its start: a known method other than CONNECT, an
+    /// origin-form target without '#', and HTTP/1.0 or HTTP/1.1 exactly, all in <paramref name="span"/> and within
+    /// <paramref name="max"/>. Returns the line's length once handed to the handler, or 0 for every other line (nothing
+    /// handed on), which <see cref="ParseRequestLine"/> then parses and, if need be, rejects with the exact reason.
+    /// </summary>
+    /// <remarks>
+    /// <see cref="HttpByteMasks.RequestTarget"/> marks the bytes that end a target (not VCHAR), '#' and '?': the target
+    /// is the run of VCHARs after the method's SP, found with one bit count, and its query index is the first '?' bit
+    /// inside it. A target longer than the mask continues mask by mask. <paramref name="data"/> is the span's bytes, or
+    /// a zero-filled copy of one chunk when the span is shorter.
+    /// </remarks>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int ParseOriginFormLine<T>(ref T handler, ReadOnlySpan<byte> span, ref byte data, int max)
+        where T : struct, IHttpRequestLineHandler
+    {
+        KnownMethod method = KnownMethods.Match(span, out int methodLength);
+        if (method < KnownMethod.Get || method == KnownMethod.Connect)
+        {
+            return 0;
+        }
+
+        int length = span.Length;
+        int lastLoad = Math.Max(length, HttpByteMasks.Width) - HttpByteMasks.Width;
+        int targetStart = methodLength + 1;
+        int position = targetStart;
+        int queryIndex = -1;
+        int targetEnd = 0;
+        while (true)
+        {
+            int load = Math.Min(position, lastLoad);
+            ulong ends = HttpByteMasks.RequestTarget(ref Unsafe.Add(ref data, load), out ulong fragments, out ulong queries);
+            ulong target = ulong.MaxValue << (position - load);
+            ends &= target;
+            if (ends != 0)
+            {
+                targetEnd = load + BitOperations.TrailingZeroCount(ends);
+                target &= ends - 1;
+            }
+
+            if ((fragments & target) != 0)
+            {
+                return 0;
+            }
+
+            if (queryIndex < 0 && (queries & target) != 0)
+            {
+                queryIndex = load + BitOperations.TrailingZeroCount(queries & target) - targetStart;
+            }
+
+            if (ends != 0)
+            {
+                break;
+            }
+
+            position = load + HttpByteMasks.Width;
+            if (position >= length || position > max)
+            {
+                return 0;
+            }
+        }
+
+        // The target's end must be its SP, followed by the version, CR and LF, all received and within the limit.
+        int version = targetEnd + 1;
+        int lineLength = version + 10;
+        if (targetEnd == targetStart || lineLength > length || lineLength > max
+            || Unsafe.Add(ref data, targetEnd) != (byte)' ' || Unsafe.Add(ref data, targetStart) != (byte)'/'
+            || Unsafe.Add(ref data, version + 8) != (byte)'\r' || Unsafe.Add(ref data, version + 9) != (byte)'\n')
+        {
+            return 0;
+        }
+
+        KnownVersion knownVersion = KnownVersions.Match(MemoryMarshal.CreateReadOnlySpan(ref Unsafe.Add(ref data, version), 8));
+        if (knownVersion == KnownVersion.None)
+        {
+            return 0;
+        }
+
+        handler.OnRequestLine(method, span[..methodLength],
+            MemoryMarshal.CreateReadOnlySpan(ref Unsafe.Add(ref data, targetStart), targetEnd - targetStart),
+            RequestTargetForm.Origin, queryIndex, knownVersion);
+        return lineLength;
+    }
+
+    /// <summary><see cref="ParseOriginFormLine"/> for a span shorter than a chunk: on a zero-filled copy, whose zeros end any target.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int ParseShortOriginFormLine<T>(ref T handler, ReadOnlySpan<byte> span, int max)
+        where T : struct, IHttpRequestLineHandler
+    {
+        Span<byte> copy = stackalloc byte[HttpByteMasks.Width];
+        span.CopyTo(copy);
+        copy[span.Length..].Clear();
+        return ParseOriginFormLine(ref handler, span, ref MemoryMarshal.GetReference(copy), max);
     }
 
     /// <summary>The request line after empty lines, across segments, or not complete yet.</summary>
@@ -82,7 +188,7 @@ public static partial class Http1Parser
             return false;
         }
 
-        Span<byte> copy = Copy(line.UnreadSequence.Slice(0, length), stackalloc byte[StackCopySize], out byte[]? rented);
+        Span<byte> copy = CopyUnread(line, length, stackalloc byte[StackCopySize], out byte[]? rented);
         try
         {
             ParseRequestLine(ref handler, copy);
@@ -171,23 +277,53 @@ public static partial class Http1Parser
     }
 
     /// <summary>Finds the next LF within the first <paramref name="max"/> unread bytes; length counts the LF.</summary>
+    /// <remarks>Segment by segment with a vector search each, without slicing the sequence.</remarks>
     private static bool TryFindLine(ref SequenceReader<byte> reader, int max, out int length)
     {
-        ReadOnlySequence<byte> window = reader.UnreadSequence;
-        if (window.Length > max)
+        ReadOnlySequence<byte> sequence = reader.Sequence;
+        SequencePosition position = reader.Position;
+        length = 0;
+        while (length < max && sequence.TryGet(ref position, out ReadOnlyMemory<byte> memory))
         {
-            window = window.Slice(0, max);
+            ReadOnlySpan<byte> piece = memory.Span;
+            if (piece.Length > max - length)
+            {
+                piece = piece[..(max - length)];
+            }
+
+            int lineFeed = piece.IndexOf((byte)'\n');
+            if (lineFeed >= 0)
+            {
+                length += lineFeed + 1;
+                return true;
+            }
+
+            length += piece.Length;
         }
 
-        SequencePosition? lineFeed = window.PositionOf((byte)'\n');
-        if (lineFeed is null)
+        length = 0;
+        return false;
+    }
+
+    /// <summary>Copies the next <paramref name="length"/> unread bytes into <paramref name="stackBuffer"/> when they fit, else into a pooled array for <see cref="ReturnCopy"/>.</summary>
+    private static Span<byte> CopyUnread(in SequenceReader<byte> reader, int length, Span<byte> stackBuffer, out byte[]? rented)
+    {
+        rented = null;
+        Span<byte> copy = length <= stackBuffer.Length
+            ? stackBuffer[..length]
+            : (rented = ArrayPool<byte>.Shared.Rent(length)).AsSpan(0, length);
+        ReadOnlySequence<byte> sequence = reader.Sequence;
+        SequencePosition position = reader.Position;
+        int copied = 0;
+        while (copied < length && sequence.TryGet(ref position, out ReadOnlyMemory<byte> memory))
         {
-            length = 0;
-            return false;
+            ReadOnlySpan<byte> piece = memory.Span;
+            int take = Math.Min(piece.Length, length - copied);
+            piece[..take].CopyTo(copy[copied..]);
+            copied += take;
         }
 
-        length = (int)window.Slice(0, lineFeed.Value).Length + 1;
-        return true;
+        return copy;
     }
 
     /// <summary>Copies <paramref name="source"/> into <paramref name="stackBuffer"/> when it fits, else into a pooled array for <see cref="ReturnCopy"/>.</summary>
