@@ -16,6 +16,12 @@ public static class Program
             return;
         }
 
+        if (args is ["--decompose"])
+        {
+            InterleavedScanComparison.Decompose();
+            return;
+        }
+
         if (args is ["--loop", string variant, string request, string segments, string seconds])
         {
             KestrelParserComparison.Loop(variant, request, int.Parse(segments, CultureInfo.InvariantCulture), double.Parse(seconds, CultureInfo.InvariantCulture));

@@ -90,6 +90,60 @@ internal static class HttpByteMasks
     }
 
     /// <summary>
+    /// False when none of the 128 bytes (two masks' worth) is a CTL, HTAB included, or DEL: no field value ends there, so a
+    /// long value is passed over two chunks at a time. True says only that one of those bytes is there.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool MayEndFieldValue(ref byte source)
+    {
+        if (Vector512.IsHardwareAccelerated)
+        {
+            Vector512<byte> first = Vector512.LoadUnsafe(ref source);
+            Vector512<byte> second = Vector512.LoadUnsafe(ref source, 64);
+            Vector512<byte> control = Vector512.Create((byte)0x20);
+            Vector512<byte> delete = Vector512.Create((byte)0x7F);
+            return (Vector512.LessThan(first, control) | Vector512.Equals(first, delete)
+                | Vector512.LessThan(second, control) | Vector512.Equals(second, delete)) != Vector512<byte>.Zero;
+        }
+
+        return Vector256.IsHardwareAccelerated ? MayEndFieldValue256(ref source) : MayEndFieldValueByMasks(ref source);
+    }
+
+    /// <summary>The 256-bit form of <see cref="MayEndFieldValue"/>: four vectors, two compares each.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static bool MayEndFieldValue256(ref byte source)
+    {
+        Vector256<byte> control = Vector256.Create((byte)0x20);
+        Vector256<byte> delete = Vector256.Create((byte)0x7F);
+        Vector256<byte> found = Vector256<byte>.Zero;
+        for (nuint offset = 0; offset < 2 * Width; offset += 32)
+        {
+            Vector256<byte> value = Vector256.LoadUnsafe(ref source, offset);
+            found |= Vector256.LessThan(value, control) | Vector256.Equals(value, delete);
+        }
+
+        return found != Vector256<byte>.Zero;
+    }
+
+    /// <summary>The form of <see cref="MayEndFieldValue"/> without 512 or 256-bit vectors: the value masks, and a search for HTAB.</summary>
+    internal static bool MayEndFieldValueByMasks(ref byte source)
+        => (NonFieldValue(ref source) | NonFieldValue(ref Unsafe.Add(ref source, Width))) != 0
+            || MemoryMarshal.CreateReadOnlySpan(ref source, 2 * Width).Contains((byte)'\t');
+
+    /// <summary>Both masks of a header line at once: the result is <see cref="NonFieldValue"/>, <paramref name="nonToken"/> is <see cref="NonToken"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static ulong FieldLine(ref byte source, out ulong nonToken)
+    {
+        if (UsesLookup512)
+        {
+            return FieldLine512(ref source, out nonToken);
+        }
+
+        nonToken = NonToken(ref source);
+        return NonFieldValue(ref source);
+    }
+
+    /// <summary>
     /// Bit i set: byte i is not a VCHAR (0x21 to 0x7E), so it ends a request-target; <paramref name="fragment"/> marks
     /// '#' and <paramref name="query"/> marks '?'.
     /// </summary>
@@ -126,6 +180,15 @@ internal static class HttpByteMasks
     {
         Vector512<byte> value = Vector512.LoadUnsafe(ref source);
         return ~LacksClass(Lookup512(value), NonFieldValueClass) & ~value.ExtractMostSignificantBits();
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static ulong FieldLine512(ref byte source, out ulong nonToken)
+    {
+        Vector512<byte> value = Vector512.LoadUnsafe(ref source);
+        nonToken = LacksClass(Lookup512(value), TokenClass) | value.ExtractMostSignificantBits();
+        return ((Vector512.LessThan(value, Vector512.Create((byte)0x20)) & ~Vector512.Equals(value, Vector512.Create((byte)'\t')))
+            | Vector512.Equals(value, Vector512.Create((byte)0x7F))).ExtractMostSignificantBits();
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -47,6 +47,30 @@ public sealed class ByteMaskTests
     public void NonFieldValue_marks_exactly_CTLs_but_HTAB_and_DEL(string form)
         => AssertMarks(NonFieldValue(form), HttpCharacters.IsFieldValueChar, neutral: 0xE9, marksMatching: false);
 
+    [Fact]
+    public void FieldLine_gives_both_masks_of_the_other_two()
+    {
+        AssertMarks((ref byte source) => HttpByteMasks.FieldLine(ref source, out _), HttpCharacters.IsFieldValueChar, neutral: 0xE9, marksMatching: false);
+        AssertMarks((ref byte source) => Tokens(ref source), HttpCharacters.IsTokenChar, neutral: (byte)'a', marksMatching: false);
+        if (HttpByteMasks.UsesLookup512)
+        {
+            AssertMarks((ref byte source) => HttpByteMasks.FieldLine512(ref source, out _), HttpCharacters.IsFieldValueChar, neutral: 0xE9, marksMatching: false);
+            AssertMarks((ref byte source) => Tokens512(ref source), HttpCharacters.IsTokenChar, neutral: (byte)'a', marksMatching: false);
+        }
+
+        static ulong Tokens(ref byte source)
+        {
+            HttpByteMasks.FieldLine(ref source, out ulong nonToken);
+            return nonToken;
+        }
+
+        static ulong Tokens512(ref byte source)
+        {
+            HttpByteMasks.FieldLine512(ref source, out ulong nonToken);
+            return nonToken;
+        }
+    }
+
     [Theory]
     [MemberData(nameof(Forms))]
     public void RequestTarget_marks_bytes_that_are_not_VCHAR_and_each_fragment_and_query_sign(string form)
@@ -55,6 +79,28 @@ public sealed class ByteMaskTests
         AssertMarks((ref byte source) => classify(ref source, out _, out _), HttpCharacters.IsVisibleAscii, neutral: (byte)'a', marksMatching: false);
         AssertMarks((ref byte source) => Fragment(classify, ref source), b => b == (byte)'#', neutral: (byte)'a', marksMatching: true);
         AssertMarks((ref byte source) => Query(classify, ref source), b => b == (byte)'?', neutral: (byte)'a', marksMatching: true);
+    }
+
+    [Fact]
+    public void MayEndFieldValue_is_true_exactly_when_two_chunks_hold_a_CTL_HTAB_included_or_DEL()
+    {
+        byte[] chunks = new byte[2 * HttpByteMasks.Width];
+        chunks.AsSpan().Fill(0xE9);
+        Assert.False(HttpByteMasks.MayEndFieldValue(ref chunks[0]));
+        Assert.False(HttpByteMasks.MayEndFieldValueByMasks(ref chunks[0]));
+        for (int position = 0; position < chunks.Length; position++)
+        {
+            for (int b = 0; b < 256; b++)
+            {
+                chunks[position] = (byte)b;
+                bool expected = b < 0x20 || b == 0x7F;
+                Assert.True(expected == HttpByteMasks.MayEndFieldValue(ref chunks[0]), $"byte 0x{b:X2} at {position}");
+                Assert.True(expected == HttpByteMasks.MayEndFieldValue256(ref chunks[0]), $"256: byte 0x{b:X2} at {position}");
+                Assert.True(expected == HttpByteMasks.MayEndFieldValueByMasks(ref chunks[0]), $"masks: byte 0x{b:X2} at {position}");
+            }
+
+            chunks[position] = 0xE9;
+        }
     }
 
     [Fact]

@@ -144,12 +144,19 @@ public static partial class Http1Parser
         int count = state.Count;
         int lineStart = 0;
         int chunk = 0;
-        ulong events = LineEvents(ref data, chunk, lastLoad, end);
+        ulong events = LineEvents(ref data, chunk, lastLoad, end, out ulong chunkNonToken);
         while (true)
         {
             while (events == 0)
             {
                 chunk += HttpByteMasks.Width;
+
+                // Inside a long value (a cookie, a token): pass over chunks with no byte that could end it, two at a time.
+                while (chunk + (2 * HttpByteMasks.Width) <= end && !HttpByteMasks.MayEndFieldValue(ref Unsafe.Add(ref data, chunk)))
+                {
+                    chunk += 2 * HttpByteMasks.Width;
+                }
+
                 if (chunk >= end)
                 {
                     // No line end after lineStart: the caller continues with the next segment or more data.
@@ -160,7 +167,7 @@ public static partial class Http1Parser
 
                 // The previous line's LF may have been the first byte of this chunk (a line that started in an earlier
                 // chunk and is still open has nothing to skip).
-                events = LineEvents(ref data, chunk, lastLoad, end) & (ulong.MaxValue << Math.Max(lineStart - chunk, 0));
+                events = LineEvents(ref data, chunk, lastLoad, end, out chunkNonToken) & (ulong.MaxValue << Math.Max(lineStart - chunk, 0));
             }
 
             int carriageReturn = chunk + BitOperations.TrailingZeroCount(events);
@@ -182,8 +189,20 @@ public static partial class Http1Parser
             // The LF's own event; when it is the first byte of the next chunk, the mask shift above skips it.
             events &= events - 1;
 
-            int load = Math.Min(lineStart, lastLoad);
-            int nameLength = BitOperations.TrailingZeroCount(HttpByteMasks.NonToken(ref Unsafe.Add(ref data, load)) >> (lineStart - load));
+            // The name ends at the first byte that is not a tchar: read from the chunk's own mask when the line lies in it, else
+            // from a mask loaded at the line start.
+            ulong nameEnds;
+            if (lineStart >= chunk)
+            {
+                nameEnds = chunkNonToken >> (lineStart - chunk);
+            }
+            else
+            {
+                int load = Math.Min(lineStart, lastLoad);
+                nameEnds = HttpByteMasks.NonToken(ref Unsafe.Add(ref data, load)) >> (lineStart - load);
+            }
+
+            int nameLength = BitOperations.TrailingZeroCount(nameEnds);
             if (nameLength == 0 || lineStart + nameLength >= carriageReturn
                 || Unsafe.Add(ref data, lineStart + nameLength) != (byte)':' || count >= maxCount)
             {
@@ -237,7 +256,7 @@ public static partial class Http1Parser
             // Only reached if the line-by-line parse accepts a line the walk did not: continue after it.
             count = state.Count;
             chunk = lineStart & -HttpByteMasks.Width;
-            events = LineEvents(ref data, chunk, lastLoad, end) & (ulong.MaxValue << (lineStart - chunk));
+            events = LineEvents(ref data, chunk, lastLoad, end, out chunkNonToken) & (ulong.MaxValue << (lineStart - chunk));
         }
     }
 
@@ -255,12 +274,16 @@ public static partial class Http1Parser
         }
     }
 
-    /// <summary>The line events of the chunk at <paramref name="chunk"/>: its bytes that cannot be in a field value, before <paramref name="end"/>.</summary>
+    /// <summary>
+    /// The line events of the chunk at <paramref name="chunk"/>: its bytes that cannot be in a field value, before
+    /// <paramref name="end"/>; <paramref name="nonToken"/> marks its bytes that are not tchar (past the data: unspecified).
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static ulong LineEvents(ref byte data, int chunk, int lastLoad, int end)
+    private static ulong LineEvents(ref byte data, int chunk, int lastLoad, int end, out ulong nonToken)
     {
         int load = Math.Min(chunk, lastLoad);
-        ulong events = HttpByteMasks.NonFieldValue(ref Unsafe.Add(ref data, load)) >> (chunk - load);
+        ulong events = HttpByteMasks.FieldLine(ref Unsafe.Add(ref data, load), out nonToken) >> (chunk - load);
+        nonToken >>= chunk - load;
         int valid = end - chunk;
         if (valid >= HttpByteMasks.Width)
         {
