@@ -2,6 +2,7 @@ using System;
 using System.Runtime.Intrinsics.Arm;
 using System.Runtime.Intrinsics.X86;
 using Falconet.Text;
+using Shouldly;
 
 namespace Falconet.Http.Parsing.Tests;
 
@@ -86,17 +87,17 @@ public sealed class ByteMaskTests
     {
         byte[] chunks = new byte[2 * HttpByteMasks.Width];
         chunks.AsSpan().Fill(0xE9);
-        Assert.False(HttpByteMasks.MayEndFieldValue(ref chunks[0]));
-        Assert.False(HttpByteMasks.MayEndFieldValueByMasks(ref chunks[0]));
+        HttpByteMasks.MayEndFieldValue(ref chunks[0]).ShouldBeFalse();
+        HttpByteMasks.MayEndFieldValueByMasks(ref chunks[0]).ShouldBeFalse();
         for (int position = 0; position < chunks.Length; position++)
         {
             for (int b = 0; b < 256; b++)
             {
                 chunks[position] = (byte)b;
                 bool expected = b < 0x20 || b == 0x7F;
-                Assert.True(expected == HttpByteMasks.MayEndFieldValue(ref chunks[0]), $"byte 0x{b:X2} at {position}");
-                Assert.True(expected == HttpByteMasks.MayEndFieldValue256(ref chunks[0]), $"256: byte 0x{b:X2} at {position}");
-                Assert.True(expected == HttpByteMasks.MayEndFieldValueByMasks(ref chunks[0]), $"masks: byte 0x{b:X2} at {position}");
+                HttpByteMasks.MayEndFieldValue(ref chunks[0]).ShouldBe(expected, $"byte 0x{b:X2} at {position}");
+                HttpByteMasks.MayEndFieldValue256(ref chunks[0]).ShouldBe(expected, $"256: byte 0x{b:X2} at {position}");
+                HttpByteMasks.MayEndFieldValueByMasks(ref chunks[0]).ShouldBe(expected, $"masks: byte 0x{b:X2} at {position}");
             }
 
             chunks[position] = 0xE9;
@@ -110,8 +111,8 @@ public sealed class ByteMaskTests
         window.AsSpan().Fill((byte)'z');
         "Host: a\r\nX-Y: \tb \x7F\r\n"u8.CopyTo(window);
 
-        Assert.Equal(Bits(4, 5, 7, 8, 12, 13, 14, 16, 17, 18, 19), HttpByteMasks.NonToken(ref window[0]));
-        Assert.Equal(Bits(7, 8, 17, 18, 19), HttpByteMasks.NonFieldValue(ref window[0]));
+        HttpByteMasks.NonToken(ref window[0]).ShouldBe(Bits(4, 5, 7, 8, 12, 13, 14, 16, 17, 18, 19));
+        HttpByteMasks.NonFieldValue(ref window[0]).ShouldBe(Bits(7, 8, 17, 18, 19));
     }
 
     [Fact]
@@ -121,9 +122,9 @@ public sealed class ByteMaskTests
         window.AsSpan().Fill((byte)'z');
         "GET /a?b#c HTTP/1.1\r\n"u8.CopyTo(window);
 
-        Assert.Equal(Bits(3, 10, 19, 20), HttpByteMasks.RequestTarget(ref window[0], out ulong fragment, out ulong query));
-        Assert.Equal(Bits(8), fragment);
-        Assert.Equal(Bits(6), query);
+        HttpByteMasks.RequestTarget(ref window[0], out ulong fragment, out ulong query).ShouldBe(Bits(3, 10, 19, 20));
+        fragment.ShouldBe(Bits(8));
+        query.ShouldBe(Bits(6));
     }
 
     private static ulong Bits(params int[] positions)
@@ -141,7 +142,7 @@ public sealed class ByteMaskTests
     {
         byte[] window = new byte[HttpByteMasks.Width];
         window.AsSpan().Fill(neutral);
-        Assert.Equal(0UL, classify(ref window[0]));
+        classify(ref window[0]).ShouldBe(0UL);
         for (int position = 0; position < window.Length; position++)
         {
             for (int b = 0; b < 256; b++)
@@ -150,7 +151,7 @@ public sealed class ByteMaskTests
                 bool marked = inClass((byte)b) == marksMatching;
                 ulong expected = marked ? 1UL << position : 0;
                 ulong actual = classify(ref window[0]);
-                Assert.True(expected == actual, $"byte 0x{b:X2} at {position}: expected 0x{expected:X16}, got 0x{actual:X16}");
+                actual.ShouldBe(expected, $"byte 0x{b:X2} at {position}");
             }
 
             window[position] = neutral;

@@ -4,6 +4,7 @@ using System.Collections.Generic;
 using System.Linq;
 using System.Text;
 using Falconet.Http.Parsing.Tests.Support;
+using Shouldly;
 
 namespace Falconet.Http.Parsing.Tests;
 
@@ -40,7 +41,7 @@ public sealed class HeaderWalkTests
             string walk = Parse(pieces, limits, start, lineByLine: false);
             string reference = Parse(pieces, limits, start, lineByLine: true);
 
-            Assert.True(reference == walk, $"seed {seed} round {round}, section [{Printable(section)}] in {pieces.Length} piece(s), size limit {limits.MaxRequestHeadersSize}, count limit {limits.MaxRequestHeaderCount}, state {start.Count}/{start.Bytes}:\nwalk:\n{walk}\nline by line:\n{reference}");
+            walk.ShouldBe(reference, $"seed {seed} round {round}, section [{Printable(section)}] in {pieces.Length} piece(s), size limit {limits.MaxRequestHeadersSize}, count limit {limits.MaxRequestHeaderCount}, state {start.Count}/{start.Bytes}:\nwalk:\n{walk}\nline by line:\n{reference}");
         }
     }
 
@@ -57,7 +58,7 @@ public sealed class HeaderWalkTests
                     byte[] bytes = Encoding.ASCII.GetBytes(section);
                     var limits = HttpLimits.Default;
 
-                    Assert.Equal(Parse([bytes], limits, default, lineByLine: true), Parse([bytes], limits, default, lineByLine: false));
+                    Parse([bytes], limits, default, lineByLine: false).ShouldBe(Parse([bytes], limits, default, lineByLine: true));
                 }
             }
         }

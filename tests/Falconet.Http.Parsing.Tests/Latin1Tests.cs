@@ -1,6 +1,7 @@
 using System;
 using System.Text;
 using Falconet.Text;
+using Shouldly;
 
 namespace Falconet.Http.Parsing.Tests;
 
@@ -14,7 +15,7 @@ public sealed class Latin1Tests
         {
             byte[] bytes = Bytes(length);
 
-            Assert.True(Latin1.Equals(bytes, Encoding.Latin1.GetString(bytes)), $"length {length}");
+            Latin1.Equals(bytes, Encoding.Latin1.GetString(bytes)).ShouldBeTrue($"length {length}");
         }
     }
 
@@ -29,11 +30,11 @@ public sealed class Latin1Tests
                 char[] chars = Encoding.Latin1.GetString(bytes).ToCharArray();
 
                 chars[position] = (char)(bytes[position] ^ 0x01);
-                Assert.False(Latin1.Equals(bytes, chars), $"byte changed at {position} of {length}");
+                Latin1.Equals(bytes, chars).ShouldBeFalse($"byte changed at {position} of {length}");
 
                 // Same low byte, a char no byte decodes to.
                 chars[position] = (char)(bytes[position] | 0x100);
-                Assert.False(Latin1.Equals(bytes, chars), $"char above U+00FF at {position} of {length}");
+                Latin1.Equals(bytes, chars).ShouldBeFalse($"char above U+00FF at {position} of {length}");
             }
         }
     }
