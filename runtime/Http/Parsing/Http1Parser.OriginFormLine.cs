@@ -17,8 +17,9 @@ public static partial class Http1Parser
     /// <remarks>
     /// <see cref="HttpByteMasks.RequestTarget"/> marks the bytes that end a target (not VCHAR), '#' and '?': the target
     /// is the run of VCHARs after the method's SP, found with one bit count, and its query index is the first '?' bit
-    /// inside it. A target longer than the mask continues mask by mask. <paramref name="data"/> is the span's bytes, or
-    /// a zero-filled copy of one chunk when the span is shorter.
+    /// inside it. A target longer than the mask continues mask by mask. <paramref name="data"/> is the span's bytes, or a
+    /// copy in a buffer of at least one chunk: zero-filled past a span shorter than a chunk, or holding a whole line up to
+    /// its LF. Either way a target ends within the bytes received, so what lies past them never decides anything.
     /// </remarks>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static int ParseOriginFormLine<T>(ref T handler, ReadOnlySpan<byte> span, ref byte data, int max)
