@@ -84,8 +84,7 @@ internal static class Latin1
             nuint last = length - 8;
             for (nuint i = 0; ; i = Math.Min(i + 8, last))
             {
-                Vector128<byte> eight = Vector128.CreateScalarUnsafe(Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref source, i))).AsByte();
-                if (Vector128.WidenLower(eight) != Vector128.LoadUnsafe(ref text, i))
+                if (Vector128.WidenLower(Vector64.LoadUnsafe(ref source, i).ToVector128Unsafe()) != Vector128.LoadUnsafe(ref text, i))
                 {
                     return false;
                 }
