@@ -17,16 +17,6 @@ namespace Falconet.Text;
 /// </remarks>
 public static class IntrinsicsHttpScanner
 {
-    // LowNibbleTable[lo] has bit h set when the byte (h << 4 | lo) is a tchar; tchars have high nibbles 2..7.
-    // For example entry 0 is 0xE8: '0' (0x30), 'P' (0x50), '`' (0x60) and 'p' (0x70) are tchars, ' ' and '@' are not.
-    // Written as constants so the JIT embeds them; ScannerTests prove the result for all 256 byte values.
-    private static Vector128<byte> LowNibbleTable => Vector128.Create(
-        (byte)0xE8, 0xFC, 0xF8, 0xFC, 0xFC, 0xFC, 0xFC, 0xFC, 0xF8, 0xF8, 0xF4, 0x54, 0xD0, 0x54, 0xF4, 0x70);
-
-    // HighNibbleTable[h] = 1 << h for h in 2..7, 0 otherwise: control bytes and bytes >= 0x80 never match.
-    private static Vector128<byte> HighNibbleTable => Vector128.Create(
-        (byte)0, 0, 1 << 2, 1 << 3, 1 << 4, 1 << 5, 1 << 6, 1 << 7, 0, 0, 0, 0, 0, 0, 0, 0);
-
     /// <summary>Returns the index of the first byte that is not an RFC 9110 tchar, or -1 when every byte is one.</summary>
     public static int IndexOfNonToken(ReadOnlySpan<byte> span)
     {
@@ -35,8 +25,8 @@ public static class IntrinsicsHttpScanner
 
         if (Avx2.IsSupported && length >= (nuint)Vector256<byte>.Count)
         {
-            Vector256<byte> low = Vector256.Create(LowNibbleTable, LowNibbleTable);
-            Vector256<byte> high = Vector256.Create(HighNibbleTable, HighNibbleTable);
+            Vector256<byte> low = Vector256.Create(TokenNibbles.Low);
+            Vector256<byte> high = Vector256.Create(TokenNibbles.High);
             nuint last = length - (nuint)Vector256<byte>.Count;
             nuint offset = 0;
             while (true)
@@ -69,7 +59,7 @@ public static class IntrinsicsHttpScanner
                 Vector128<byte> value = Vector128.LoadUnsafe(ref start, offset);
                 Vector128<byte> lowNibbles = value & Vector128.Create((byte)0x0F);
                 Vector128<byte> highNibbles = Vector128.ShiftRightLogical(value, 4) & Vector128.Create((byte)0x0F);
-                Vector128<byte> matches = Lookup(LowNibbleTable, lowNibbles) & Lookup(HighNibbleTable, highNibbles);
+                Vector128<byte> matches = TokenNibbles.Lookup(TokenNibbles.Low, lowNibbles) & TokenNibbles.Lookup(TokenNibbles.High, highNibbles);
                 uint invalid = Vector128.Equals(matches, Vector128<byte>.Zero).ExtractMostSignificantBits();
                 if (invalid != 0)
                 {
@@ -160,21 +150,5 @@ public static class IntrinsicsHttpScanner
         }
 
         return -1;
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static Vector128<byte> Lookup(Vector128<byte> table, Vector128<byte> indices)
-    {
-        if (Ssse3.IsSupported)
-        {
-            return Ssse3.Shuffle(table, indices);
-        }
-
-        if (AdvSimd.Arm64.IsSupported)
-        {
-            return AdvSimd.Arm64.VectorTableLookup(table, indices);
-        }
-
-        throw new PlatformNotSupportedException();
     }
 }

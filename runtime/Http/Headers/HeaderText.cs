@@ -22,7 +22,7 @@ internal static class HeaderText
     {
         foreach (string known in knownValues)
         {
-            if (known.Length == value.Length && Ascii.Equals(value, known))
+            if (known.Length == value.Length && Latin1.Equals(value, known))
             {
                 return known;
             }

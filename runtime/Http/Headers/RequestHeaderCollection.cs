@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Text;
+using Falconet.Text;
 using Microsoft.Extensions.Primitives;
 
 namespace Falconet.Http;
@@ -51,7 +52,7 @@ public abstract class RequestHeaderCollection : HeaderCollection
             if (((_bits | ~_reusable) & bit) == 0)
             {
                 string previous = _previous[index]!;
-                if (previous.Length == value.Length && Ascii.Equals(value, previous))
+                if (previous.Length == value.Length && Latin1.Equals(value, previous))
                 {
                     _bits |= bit;
                     return true;
@@ -90,7 +91,7 @@ public abstract class RequestHeaderCollection : HeaderCollection
         // When the fast path ran (first value, slot still holding the previous string), it has already found the
         // previous string unequal: compare it again only when that path did not run.
         bool previousCompared = ((_bits | ~_reusable) & bit) == 0;
-        string text = !previousCompared && previous is not null && previous.Length == value.Length && Ascii.Equals(value, previous)
+        string text = !previousCompared && previous is not null && previous.Length == value.Length && Latin1.Equals(value, previous)
             ? previous
             : HeaderText.GetValueString(value, _table.GetKnownValues(index));
         if ((_bits & bit) == 0)

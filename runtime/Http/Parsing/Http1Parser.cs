@@ -1,7 +1,9 @@
 using System;
 using System.Buffers;
 using System.Diagnostics.CodeAnalysis;
+using System.Numerics;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using Falconet.Text;
 
 namespace Falconet.Http;
@@ -36,13 +38,39 @@ public static partial class Http1Parser
     /// <remarks>Those count toward the limit as if they were still in the input, so the answer does not depend on how the bytes arrived.</remarks>
     internal static bool TryParseRequestLine<T>(ref T handler, ref SequenceReader<byte> reader, HttpLimits limits, int emptyLinesBefore)
         where T : struct, IHttpRequestLineHandler
+        => TryParseRequestLine(ref handler, ref reader, limits, emptyLinesBefore, useMasks: true);
+
+    /// <summary>
+    /// <see cref="TryParseRequestLine{T}(ref T, ref SequenceReader{byte}, HttpLimits)"/> without the mask path, with a scan per
+    /// delimiter: the parse the mask path settles lines for, kept as its reference. Tests require both to give the same
+    /// answer for every input.
+    /// </summary>
+    internal static bool TryParseRequestLineByScans<T>(ref T handler, ref SequenceReader<byte> reader, HttpLimits limits, int emptyLinesBefore)
+        where T : struct, IHttpRequestLineHandler
+        => TryParseRequestLine(ref handler, ref reader, limits, emptyLinesBefore, useMasks: false);
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool TryParseRequestLine<T>(ref T handler, ref SequenceReader<byte> reader, HttpLimits limits, int emptyLinesBefore, bool useMasks)
+        where T : struct, IHttpRequestLineHandler
     {
         int max = limits.MaxRequestLineSize - emptyLinesBefore;
         ReadOnlySpan<byte> span = reader.UnreadSpan;
+        if (useMasks)
+        {
+            int parsed = span.Length >= HttpByteMasks.Width
+                ? ParseOriginFormLine(ref handler, span, ref MemoryMarshal.GetReference(span), max)
+                : ParseShortOriginFormLine(ref handler, span, max);
+            if (parsed > 0)
+            {
+                reader.Advance(parsed);
+                return true;
+            }
+        }
+
         int lineFeed = span.IndexOf((byte)'\n');
         if (lineFeed < 0 || span[0] == (byte)'\r')
         {
-            return TryParseRequestLineSlow(ref handler, ref reader, max);
+            return TryParseRequestLineSlow(ref handler, ref reader, max, useMasks);
         }
 
         int length = lineFeed + 1;
@@ -59,7 +87,7 @@ public static partial class Http1Parser
     /// <summary>The request line after empty lines, across segments, or not complete yet.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     [SkipLocalsInit]
-    private static bool TryParseRequestLineSlow<T>(ref T handler, ref SequenceReader<byte> reader, int max)
+    private static bool TryParseRequestLineSlow<T>(ref T handler, ref SequenceReader<byte> reader, int max, bool useMasks)
         where T : struct, IHttpRequestLineHandler
     {
         SequenceReader<byte> line = reader;
@@ -82,10 +110,14 @@ public static partial class Http1Parser
             return false;
         }
 
-        Span<byte> copy = Copy(line.UnreadSequence.Slice(0, length), stackalloc byte[StackCopySize], out byte[]? rented);
+        // The copy sits in a buffer of at least a chunk and ends with its LF, so the mask path can read it too.
+        Span<byte> copy = CopyUnread(line, length, stackalloc byte[StackCopySize], out byte[]? rented);
         try
         {
-            ParseRequestLine(ref handler, copy);
+            if (!useMasks || ParseOriginFormLine(ref handler, copy, ref MemoryMarshal.GetReference(copy), allowed) == 0)
+            {
+                ParseRequestLine(ref handler, copy);
+            }
         }
         finally
         {
@@ -171,23 +203,53 @@ public static partial class Http1Parser
     }
 
     /// <summary>Finds the next LF within the first <paramref name="max"/> unread bytes; length counts the LF.</summary>
+    /// <remarks>Segment by segment with a vector search each, without slicing the sequence.</remarks>
     private static bool TryFindLine(ref SequenceReader<byte> reader, int max, out int length)
     {
-        ReadOnlySequence<byte> window = reader.UnreadSequence;
-        if (window.Length > max)
+        ReadOnlySequence<byte> sequence = reader.Sequence;
+        SequencePosition position = reader.Position;
+        length = 0;
+        while (length < max && sequence.TryGet(ref position, out ReadOnlyMemory<byte> memory))
         {
-            window = window.Slice(0, max);
+            ReadOnlySpan<byte> piece = memory.Span;
+            if (piece.Length > max - length)
+            {
+                piece = piece[..(max - length)];
+            }
+
+            int lineFeed = piece.IndexOf((byte)'\n');
+            if (lineFeed >= 0)
+            {
+                length += lineFeed + 1;
+                return true;
+            }
+
+            length += piece.Length;
         }
 
-        SequencePosition? lineFeed = window.PositionOf((byte)'\n');
-        if (lineFeed is null)
+        length = 0;
+        return false;
+    }
+
+    /// <summary>Copies the next <paramref name="length"/> unread bytes into <paramref name="stackBuffer"/> when they fit, else into a pooled array for <see cref="ReturnCopy"/>.</summary>
+    private static Span<byte> CopyUnread(in SequenceReader<byte> reader, int length, Span<byte> stackBuffer, out byte[]? rented)
+    {
+        rented = null;
+        Span<byte> copy = length <= stackBuffer.Length
+            ? stackBuffer[..length]
+            : (rented = ArrayPool<byte>.Shared.Rent(length)).AsSpan(0, length);
+        ReadOnlySequence<byte> sequence = reader.Sequence;
+        SequencePosition position = reader.Position;
+        int copied = 0;
+        while (copied < length && sequence.TryGet(ref position, out ReadOnlyMemory<byte> memory))
         {
-            length = 0;
-            return false;
+            ReadOnlySpan<byte> piece = memory.Span;
+            int take = Math.Min(piece.Length, length - copied);
+            piece[..take].CopyTo(copy[copied..]);
+            copied += take;
         }
 
-        length = (int)window.Slice(0, lineFeed.Value).Length + 1;
-        return true;
+        return copy;
     }
 
     /// <summary>Copies <paramref name="source"/> into <paramref name="stackBuffer"/> when it fits, else into a pooled array for <see cref="ReturnCopy"/>.</summary>
