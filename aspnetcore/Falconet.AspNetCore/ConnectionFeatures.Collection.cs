@@ -1,28 +1,40 @@
 using System;
 using System.Collections;
 using System.Collections.Generic;
+using System.Runtime.CompilerServices;
 using Microsoft.AspNetCore.Http.Features;
 
 namespace Falconet.AspNetCore;
 
-/// <summary>The feature collection: a field per feature this object implements (replaceable), other features in a reused list.</summary>
+/// <summary>
+/// The feature collection: a slot per feature this object implements (replaceable) and per feature the framework sets on
+/// every request (endpoint, route values, activity), other features in a reused list.
+/// </summary>
 internal sealed partial class ConnectionFeatures<TContext>
 {
     // Indexes of the features this object implements; a slot holds this object or what the application set instead.
-    private const int RequestSlot = 0;
-    private const int ResponseSlot = 1;
-    private const int ResponseBodySlot = 2;
-    private const int RequestBodyPipeSlot = 3;
-    private const int BodyDetectionSlot = 4;
-    private const int ConnectionSlot = 5;
-    private const int LifetimeSlot = 6;
-    private const int IdentifierSlot = 7;
-    private const int MaxBodySizeSlot = 8;
-    private const int BodyControlSlot = 9;
-    private const int SlotCount = 10;
+    // The framework asks for the endpoint feature five times a request: first in every lookup.
+    private const int EndpointSlot = 0;
+    private const int RequestSlot = 1;
+    private const int ResponseSlot = 2;
+    private const int ResponseBodySlot = 3;
+    private const int RequestBodyPipeSlot = 4;
+    private const int BodyDetectionSlot = 5;
+    private const int ConnectionSlot = 6;
+    private const int LifetimeSlot = 7;
+    private const int IdentifierSlot = 8;
+    private const int MaxBodySizeSlot = 9;
+    private const int BodyControlSlot = 10;
+
+    // Set by the framework on every request; empty after a reset.
+    private const int RouteValuesSlot = 11;
+    private const int ActivitySlot = 12;
+    private const int SlotCount = 13;
+    private const int ImplementedSlots = 11;
 
     private static readonly Type[] s_slotTypes =
     [
+        typeof(IEndpointFeature),
         typeof(IHttpRequestFeature),
         typeof(IHttpResponseFeature),
         typeof(IHttpResponseBodyFeature),
@@ -33,6 +45,8 @@ internal sealed partial class ConnectionFeatures<TContext>
         typeof(IHttpRequestIdentifierFeature),
         typeof(IHttpMaxRequestBodySizeFeature),
         typeof(IHttpBodyControlFeature),
+        typeof(IRouteValuesFeature),
+        typeof(IHttpActivityFeature),
     ];
 
     private readonly object?[] _slots = new object?[SlotCount];
@@ -47,20 +61,7 @@ internal sealed partial class ConnectionFeatures<TContext>
         get
         {
             int slot = SlotOf(key);
-            if (slot >= 0)
-            {
-                return _slots[slot];
-            }
-
-            foreach (KeyValuePair<Type, object> entry in _extra)
-            {
-                if (entry.Key == key)
-                {
-                    return entry.Value;
-                }
-            }
-
-            return null;
+            return slot >= 0 ? _slots[slot] : FindExtra(key);
         }
         set
         {
@@ -70,36 +71,33 @@ internal sealed partial class ConnectionFeatures<TContext>
             if (slot >= 0)
             {
                 _slots[slot] = value;
-                return;
             }
-
-            for (int i = 0; i < _extra.Count; i++)
+            else
             {
-                if (_extra[i].Key == key)
-                {
-                    if (value is null)
-                    {
-                        _extra.RemoveAt(i);
-                    }
-                    else
-                    {
-                        _extra[i] = new KeyValuePair<Type, object>(key, value);
-                    }
-
-                    return;
-                }
-            }
-
-            if (value is not null)
-            {
-                _extra.Add(new KeyValuePair<Type, object>(key, value));
+                SetExtra(key, value);
             }
         }
     }
 
-    public TFeature? Get<TFeature>() => (TFeature?)this[typeof(TFeature)];
+    public TFeature? Get<TFeature>()
+    {
+        int slot = SlotOf<TFeature>();
+        return (TFeature?)(slot >= 0 ? _slots[slot] : FindExtra(typeof(TFeature)));
+    }
 
-    public void Set<TFeature>(TFeature? instance) => this[typeof(TFeature)] = instance;
+    public void Set<TFeature>(TFeature? instance)
+    {
+        _revision++;
+        int slot = SlotOf<TFeature>();
+        if (slot >= 0)
+        {
+            _slots[slot] = instance;
+        }
+        else
+        {
+            SetExtra(typeof(TFeature), instance);
+        }
+    }
 
     public IEnumerator<KeyValuePair<Type, object>> GetEnumerator()
     {
@@ -119,20 +117,61 @@ internal sealed partial class ConnectionFeatures<TContext>
 
     IEnumerator IEnumerable.GetEnumerator() => GetEnumerator();
 
-    /// <summary>Every slot back to this object, the extra features dropped, and a new revision so the framework's caches refresh.</summary>
+    /// <summary>Every slot back to this object (or empty), the extra features dropped, and a new revision so the framework's caches refresh.</summary>
     private void ResetFeatures()
     {
-        for (int i = 0; i < SlotCount; i++)
+        for (int i = 0; i < ImplementedSlots; i++)
         {
             _slots[i] = this;
         }
 
+        _slots[EndpointSlot] = null;
+        _slots[RouteValuesSlot] = null;
+        _slots[ActivitySlot] = null;
         _extra.Clear();
         Headers = _defaultRequestHeaders;
         Body = _defaultRequestBody;
         ResponseHeaders = _defaultResponseHeaders;
         ResponseBody = _defaultResponseBody;
         _revision++;
+    }
+
+    private object? FindExtra(Type key)
+    {
+        foreach (KeyValuePair<Type, object> entry in _extra)
+        {
+            if (entry.Key == key)
+            {
+                return entry.Value;
+            }
+        }
+
+        return null;
+    }
+
+    private void SetExtra(Type key, object? value)
+    {
+        for (int i = 0; i < _extra.Count; i++)
+        {
+            if (_extra[i].Key == key)
+            {
+                if (value is null)
+                {
+                    _extra.RemoveAt(i);
+                }
+                else
+                {
+                    _extra[i] = new KeyValuePair<Type, object>(key, value);
+                }
+
+                return;
+            }
+        }
+
+        if (value is not null)
+        {
+            _extra.Add(new KeyValuePair<Type, object>(key, value));
+        }
     }
 
     private static int SlotOf(Type key)
@@ -147,5 +186,72 @@ internal sealed partial class ConnectionFeatures<TContext>
         }
 
         return -1;
+    }
+
+    // The same as SlotOf(typeof(TFeature)), but each comparison is of type handles the JIT knows: no Type object, no loop.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int SlotOf<TFeature>()
+    {
+        if (typeof(TFeature) == typeof(IEndpointFeature))
+        {
+            return EndpointSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpRequestFeature))
+        {
+            return RequestSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpResponseFeature))
+        {
+            return ResponseSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpResponseBodyFeature))
+        {
+            return ResponseBodySlot;
+        }
+
+        if (typeof(TFeature) == typeof(IRequestBodyPipeFeature))
+        {
+            return RequestBodyPipeSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpRequestBodyDetectionFeature))
+        {
+            return BodyDetectionSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpConnectionFeature))
+        {
+            return ConnectionSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpRequestLifetimeFeature))
+        {
+            return LifetimeSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpRequestIdentifierFeature))
+        {
+            return IdentifierSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpMaxRequestBodySizeFeature))
+        {
+            return MaxBodySizeSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpBodyControlFeature))
+        {
+            return BodyControlSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IRouteValuesFeature))
+        {
+            return RouteValuesSlot;
+        }
+
+        return typeof(TFeature) == typeof(IHttpActivityFeature) ? ActivitySlot : -1;
     }
 }

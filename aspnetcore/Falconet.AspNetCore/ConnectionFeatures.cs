@@ -5,6 +5,7 @@ using System.Globalization;
 using System.IO;
 using System.IO.Pipelines;
 using System.Net;
+using System.Numerics;
 using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.AspNetCore.Hosting.Server.Abstractions;
@@ -269,7 +270,7 @@ internal sealed partial class ConnectionFeatures<TContext> : IFeatureCollection,
 
     public string TraceIdentifier
     {
-        get => _traceIdentifier ??= string.Create(CultureInfo.InvariantCulture, $"{ConnectionId}:{_context.RequestNumber:X8}");
+        get => _traceIdentifier ??= CreateTraceIdentifier(ConnectionId, _context.RequestNumber);
         set => _traceIdentifier = value;
     }
 
@@ -303,6 +304,26 @@ internal sealed partial class ConnectionFeatures<TContext> : IFeatureCollection,
         set => _context.Response.AllowSynchronousWrites = value;
     }
 
+    /// <summary>
+    /// "{connection id}:{request number}", the number in upper-case hex of at least eight digits, as Kestrel forms it; built
+    /// in place (an interpolated "X8" took the slow path of number formatting and a pooled buffer on every request).
+    /// </summary>
+    internal static string CreateTraceIdentifier(string connectionId, long requestNumber)
+    {
+        int digits = Math.Max(8, (64 - BitOperations.LeadingZeroCount((ulong)requestNumber) + 3) / 4);
+        return string.Create(connectionId.Length + 1 + digits, (connectionId, requestNumber), static (span, state) =>
+        {
+            state.connectionId.CopyTo(span);
+            span[state.connectionId.Length] = ':';
+            ulong value = (ulong)state.requestNumber;
+            for (int i = span.Length - 1; i > state.connectionId.Length; i--)
+            {
+                span[i] = "0123456789ABCDEF"[(int)(value & 0xF)];
+                value >>= 4;
+            }
+        });
+    }
+
     /// <summary>Fills the connection feature's addresses from the Falconet context (once per connection).</summary>
     public void InitializeConnection()
     {
@@ -331,13 +352,27 @@ internal sealed partial class ConnectionFeatures<TContext> : IFeatureCollection,
             return default;
         }
 
-        if (_onStarting.Count == 0)
+        // Callbacks may register more callbacks; each runs once. Those that complete at once cost no state machine.
+        while (_onStarting.Count != 0)
         {
-            _started = true;
-            return default;
+            Task callback;
+            try
+            {
+                callback = RunLastOnStarting();
+            }
+            catch (Exception exception)
+            {
+                return ValueTask.FromException(exception);
+            }
+
+            if (!callback.IsCompletedSuccessfully)
+            {
+                return FinishOnStartingAsync(callback);
+            }
         }
 
-        return FireOnStartingAsync();
+        _started = true;
+        return default;
     }
 
     /// <summary>Starts the response from a synchronous write: OnStarting callbacks that do not complete at once are waited for.</summary>
@@ -381,15 +416,20 @@ internal sealed partial class ConnectionFeatures<TContext> : IFeatureCollection,
         _onCompleted.Clear();
     }
 
-    private async ValueTask FireOnStartingAsync()
+    private Task RunLastOnStarting()
     {
-        // Callbacks may register more callbacks; each runs once.
+        int last = _onStarting.Count - 1;
+        KeyValuePair<Func<object, Task>, object> entry = _onStarting[last];
+        _onStarting.RemoveAt(last);
+        return entry.Key(entry.Value);
+    }
+
+    private async ValueTask FinishOnStartingAsync(Task pending)
+    {
+        await pending.ConfigureAwait(false);
         while (_onStarting.Count != 0)
         {
-            int last = _onStarting.Count - 1;
-            KeyValuePair<Func<object, Task>, object> entry = _onStarting[last];
-            _onStarting.RemoveAt(last);
-            await entry.Key(entry.Value).ConfigureAwait(false);
+            await RunLastOnStarting().ConfigureAwait(false);
         }
 
         _started = true;

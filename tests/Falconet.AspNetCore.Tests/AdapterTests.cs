@@ -1,4 +1,5 @@
 using System;
+using System.Globalization;
 using System.Linq;
 using Falconet.Http;
 using Microsoft.AspNetCore.Http;
@@ -49,6 +50,20 @@ public sealed class AdapterTests
         Should.Throw<InvalidOperationException>(() => adapter.ContentLength = 1);
         Should.Throw<InvalidOperationException>(() => adapter.Remove("Content-Type"));
         headers.ContentType.ToString().ShouldBe("text/plain");
+    }
+
+    [Theory]
+    [InlineData(0L)]
+    [InlineData(1L)]
+    [InlineData(0xABCDEFL)]
+    [InlineData(0xFFFFFFFFL)]
+    [InlineData(0x100000000L)]
+    [InlineData(long.MaxValue)]
+    public void The_trace_identifier_is_the_connection_id_and_the_request_number_in_at_least_eight_hex_digits(long requestNumber)
+    {
+        // Kestrel's form, which log queries and dashboards expect.
+        ConnectionFeatures<object>.CreateTraceIdentifier("1234", requestNumber)
+            .ShouldBe(string.Create(CultureInfo.InvariantCulture, $"1234:{requestNumber:X8}"));
     }
 
     [Theory]

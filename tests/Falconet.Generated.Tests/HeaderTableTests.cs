@@ -22,6 +22,20 @@ public sealed class HeaderTableTests
     }
 
     [Fact]
+    public void A_name_is_found_as_the_tables_own_string_or_as_an_equal_one_made_at_run_time_among_names_of_its_length()
+    {
+        var table = new HeaderTable(new[] { "Host", "Date", "Vary", "Server" });
+
+        table.IndexOf("Vary").ShouldBe(2);
+        table.IndexOf(new string("vARY".AsSpan())).ShouldBe(2);
+        table.IndexOf(string.Concat("Da", "te")).ShouldBe(1);
+        table.IndexOf("Hose").ShouldBe(-1);
+        table.IndexOf("").ShouldBe(-1);
+        table.IndexOf("A-Name-Longer-Than-Every-Name-Of-The-Table").ShouldBe(-1);
+        Should.Throw<ArgumentNullException>(() => table.IndexOf(null!));
+    }
+
+    [Fact]
     public void A_table_refuses_more_headers_than_the_bit_set_holds_and_a_name_given_twice_in_any_case()
     {
         string[] names = Enumerable.Range(0, HeaderTable.MaxKnownHeaders + 1).Select(i => "X-H" + i).ToArray();

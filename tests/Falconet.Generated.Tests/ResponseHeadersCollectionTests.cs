@@ -131,6 +131,18 @@ public sealed class ResponseHeadersCollectionTests
         failure.Message.ShouldContain("'Location'", Case.Sensitive);
     }
 
+    [Fact]
+    public void CopyTo_writes_nothing_at_all_when_any_header_cannot_be_written()
+    {
+        var headers = new ResponseHeaders { Server = "Falconet", ContentLength = 3 };
+        headers["X-Bad Name"] = "value";
+        var writer = new ArrayBufferWriter<byte>();
+
+        var failure = Assert.Throws<InvalidOperationException>(() => headers.CopyTo(ref writer));
+        Assert.Contains("'X-Bad Name'", failure.Message, StringComparison.Ordinal);
+        Assert.Equal(0, writer.WrittenCount);
+    }
+
     private static string Write(ResponseHeaders headers)
     {
         var writer = new ArrayBufferWriter<byte>();

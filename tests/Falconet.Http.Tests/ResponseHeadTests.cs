@@ -106,6 +106,30 @@ public class ResponseHeadTests : ServerTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Head_of_several_blocks_of_headers_arrives_whole_and_in_order()
+    {
+        string large = new('v', 9_000);
+        await using TestServer host = await StartServerAsync(context =>
+        {
+            context.Response.Headers.ContentType = large;
+            context.Response.Headers["X-First"] = large + "1";
+            context.Response.Headers["X-Second"] = "2";
+            context.Response.Write("body"u8);
+            return default;
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\nGET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        for (int i = 0; i < 2; i++)
+        {
+            RawResponse response = await client.ReadResponseAsync();
+            response.Header("Content-Type").ShouldBe(large);
+            response.Header("X-First").ShouldBe(large + "1");
+            response.Header("X-Second").ShouldBe("2");
+            response.BodyText.ShouldBe("body");
+        }
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Handler_that_catches_a_failed_start_and_fixes_the_header_sends_its_response_as_if_never_tried()
     {
         Exception? failure = null;

@@ -221,68 +221,6 @@ public class TlsConnectionTests
             await ((IAsyncDisposable)_transport).DisposeAsync();
         }
     }
-
-    /// <summary>Passes everything through, counting the sends that reach the transport and their shape.</summary>
-    private sealed class CountingConnection(TransportConnection inner) : TransportConnection
-    {
-        private int _sends;
-        private long _largestSend;
-        private int _mostSegments;
-
-        public int Sends => Volatile.Read(ref _sends);
-
-        public long LargestSend => Interlocked.Read(ref _largestSend);
-
-        public int MostSegments => Volatile.Read(ref _mostSegments);
-
-        public override EndPoint? LocalEndPoint => inner.LocalEndPoint;
-
-        public override EndPoint? RemoteEndPoint => inner.RemoteEndPoint;
-
-        public override SlabMemoryPool Pool => inner.Pool;
-
-        public override ValueTask<int> ReceiveAsync(Memory<byte> buffer, CancellationToken ct = default) => inner.ReceiveAsync(buffer, ct);
-
-        public override ValueTask SendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct = default)
-        {
-            Interlocked.Increment(ref _sends);
-            int segments = 0;
-            foreach (ReadOnlyMemory<byte> segment in buffers)
-            {
-                segments += segment.IsEmpty ? 0 : 1;
-            }
-
-            Max(ref _largestSend, buffers.Length);
-            InterlockedMax(ref _mostSegments, segments);
-            return inner.SendAsync(buffers, ct);
-        }
-
-        public override void Schedule(IThreadPoolWorkItem workItem) => inner.Schedule(workItem);
-
-        public override void StopReceiving() => inner.StopReceiving();
-
-        public override void ShutdownSend() => inner.ShutdownSend();
-
-        public override void Abort() => inner.Abort();
-
-        public override ValueTask DisposeAsync() => inner.DisposeAsync();
-
-        private static void Max(ref long target, long value)
-        {
-            long current;
-            while (value > (current = Interlocked.Read(ref target)) && Interlocked.CompareExchange(ref target, value, current) != current)
-            {
-            }
-        }
-
-        private static void InterlockedMax(ref int target, int value)
-        {
-            int current;
-            while (value > (current = Volatile.Read(ref target)) && Interlocked.CompareExchange(ref target, value, current) != current)
-            {
-            }
-        }
-    }
 }
 
 /// <summary>The same tests on the libuv transport.</summary>

@@ -139,7 +139,9 @@ public partial class HttpResponse
 
     /// <summary>
     /// Starts the response (chunked on HTTP/1.1 and close-delimited on HTTP/1.0 unless Content-Length is set)
-    /// and sends everything buffered.
+    /// and sends everything buffered. A flush made before the handler first goes asynchronous is held instead: its bytes
+    /// leave in the connection's send once the handler returns (with the other responses of a pipelined batch), or as
+    /// soon as the handler goes asynchronous.
     /// </summary>
     public ValueTask FlushAsync(CancellationToken cancellationToken = default)
     {
@@ -157,14 +159,15 @@ public partial class HttpResponse
             CommitStaged();
         }
 
-        return _output.FlushAsync(cancellationToken);
+        return _output.FlushOrHoldAsync(cancellationToken);
     }
 
     /// <summary>
     /// Completes the response now and sends it, as if the handler had returned: Content-Length is computed from a body
     /// that is still buffered, a chunked body gets its last chunk. Nothing can be written afterwards; the handler may go
     /// on with other work (callbacks that must run once the client has the response), and the connection moves on to
-    /// the next request only when it returns. Calling it again only waits for the send.
+    /// the next request only when it returns. Calling it again only waits for the send. The send is held as the
+    /// one of <see cref="FlushAsync"/> is.
     /// </summary>
     /// <exception cref="InvalidOperationException">The body does not match a declared Content-Length, or the head cannot be written.</exception>
     public ValueTask CompleteAsync(CancellationToken cancellationToken = default)
@@ -174,7 +177,7 @@ public partial class HttpResponse
             Complete();
         }
 
-        return _output.FlushAsync(cancellationToken);
+        return _output.FlushOrHoldAsync(cancellationToken);
     }
 
     /// <summary>True once the response is complete (<see cref="CompleteAsync"/>, or the handler returned).</summary>

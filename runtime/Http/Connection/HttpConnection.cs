@@ -202,7 +202,9 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
                 {
                     try
                     {
+                        _output.BeginHandlerCall();
                         ValueTask handling = _settings.Application.Handle(_context);
+                        _output.EndHandlerCall();
                         if (handling.IsCompleted)
                         {
                             handling.GetAwaiter().GetResult();
@@ -211,6 +213,13 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
                         {
                             // While the handler waits, a receive notices a client that goes away (RequestAborted).
                             _input.WatchForDisconnect();
+
+                            // What it flushed before going asynchronous was held for the batch: the client gets it now.
+                            if (_output.TakeOverHeldBytes() is { } takenOver)
+                            {
+                                await WaitForTakeOverAsync(takenOver).ConfigureAwait(false);
+                            }
+
                             await handling.ConfigureAwait(false);
 
                             // The handler finished elsewhere (a timer, the thread pool): the response is completed and
@@ -223,6 +232,7 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
                     }
                     catch (Exception exception)
                     {
+                        _output.EndHandlerCall();
                         failure = exception;
                     }
 
@@ -307,6 +317,22 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
 
                 return;
             }
+        }
+    }
+
+    /// <summary>
+    /// Waits for the send of the bytes a handler held before going asynchronous. A failure is not the handler's: its next
+    /// flush, or the connection's, fails with it.
+    /// </summary>
+    private static async ValueTask WaitForTakeOverAsync(Task takenOver)
+    {
+        try
+        {
+            await takenOver.ConfigureAwait(false);
+        }
+        catch (Exception)
+        {
+            // Seen again by the next flush (see Http1OutputBuffer.TakeOverHeldBytes).
         }
     }
 

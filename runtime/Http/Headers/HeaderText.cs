@@ -106,27 +106,30 @@ internal static class HeaderText
         return true;
     }
 
-    /// <summary>Writes precomputed "\r\nName: " bytes and a value as Latin-1, with one GetSpan and one Advance.</summary>
-    public static void WriteHeader<TWriter>(ref TWriter writer, ReadOnlySpan<byte> prefix, string? value)
-        where TWriter : IBufferWriter<byte>
+    /// <summary>The most bytes <see cref="WriteContentLength"/> writes: "\r\nContent-Length: " and up to 19 digits.</summary>
+    public const int MaxContentLengthLine = 18 + 19;
+
+    /// <summary>The length of a known header's value, once it is known to be writable.</summary>
+    /// <exception cref="InvalidOperationException">The value holds a character that cannot be written.</exception>
+    public static int CheckValue(ReadOnlySpan<byte> prefix, string? value)
     {
-        value ??= string.Empty;
+        if (value is null)
+        {
+            return 0;
+        }
+
         if (!IsValidFieldValue(value))
         {
             // The prefix is "\r\nName: ": the name is decoded only to say which header failed.
             throw new InvalidOperationException("The value of response header '" + Encoding.ASCII.GetString(prefix[2..^2]) + "' contains a character that cannot be written.");
         }
 
-        int length = prefix.Length + value.Length;
-        Span<byte> destination = writer.GetSpan(length);
-        prefix.CopyTo(destination);
-        Encoding.Latin1.GetBytes(value, destination[prefix.Length..]);
-        writer.Advance(length);
+        return value.Length;
     }
 
-    /// <summary>Writes "\r\nName: value" for a header outside the schema.</summary>
-    public static void WriteUnknownHeader<TWriter>(ref TWriter writer, string name, string? value)
-        where TWriter : IBufferWriter<byte>
+    /// <summary>The length of "\r\nName: value" for a header outside the schema, once it is known to be writable.</summary>
+    /// <exception cref="InvalidOperationException">The name is not a token, or the value holds a character that cannot be written.</exception>
+    public static int CheckUnknown(string name, string? value)
     {
         value ??= string.Empty;
         if (name.Length == 0 || name.AsSpan().IndexOfAnyExcept(s_tokenChars) >= 0)
@@ -139,25 +142,34 @@ internal static class HeaderText
             throw new InvalidOperationException("The value of response header '" + name + "' contains a character that cannot be written.");
         }
 
-        int length = 4 + name.Length + value.Length;
-        Span<byte> destination = writer.GetSpan(length);
+        return 4 + name.Length + value.Length;
+    }
+
+    /// <summary>Writes precomputed "\r\nName: " bytes and a value checked by <see cref="CheckValue"/> as Latin-1; returns the byte count.</summary>
+    public static int WriteHeader(Span<byte> destination, ReadOnlySpan<byte> prefix, string? value)
+    {
+        prefix.CopyTo(destination);
+        return prefix.Length + Encoding.Latin1.GetBytes(value.AsSpan(), destination[prefix.Length..]);
+    }
+
+    /// <summary>Writes "\r\nName: value" for a header outside the schema, checked by <see cref="CheckUnknown"/>; returns the byte count.</summary>
+    public static int WriteUnknownHeader(Span<byte> destination, string name, string? value)
+    {
+        value ??= string.Empty;
         destination[0] = (byte)'\r';
         destination[1] = (byte)'\n';
         Encoding.ASCII.GetBytes(name, destination[2..]);
         destination[2 + name.Length] = (byte)':';
         destination[3 + name.Length] = (byte)' ';
-        Encoding.Latin1.GetBytes(value, destination[(4 + name.Length)..]);
-        writer.Advance(length);
+        return 4 + name.Length + Encoding.Latin1.GetBytes(value, destination[(4 + name.Length)..]);
     }
 
-    /// <summary>Writes "\r\nContent-Length: " and the digits of <paramref name="value"/>.</summary>
-    public static void WriteContentLength<TWriter>(ref TWriter writer, long value)
-        where TWriter : IBufferWriter<byte>
+    /// <summary>Writes "\r\nContent-Length: " and the digits of <paramref name="value"/>; returns the byte count.</summary>
+    public static int WriteContentLength(Span<byte> destination, long value)
     {
         ReadOnlySpan<byte> prefix = "\r\nContent-Length: "u8;
-        Span<byte> destination = writer.GetSpan(prefix.Length + 20);
         prefix.CopyTo(destination);
         Utf8Formatter.TryFormat(value, destination[prefix.Length..], out int written);
-        writer.Advance(prefix.Length + written);
+        return prefix.Length + written;
     }
 }

@@ -12,9 +12,10 @@ namespace Falconet.Http;
 /// <summary>
 /// The bytes a connection has produced but not yet sent: responses of a pipelined batch, written into pool
 /// blocks and sent with one gathered call. The write-behind bound lives here: <see cref="IsOverLimit"/> tells
-/// a writer that it must wait for the socket before producing more.
+/// a writer that it must wait for the socket before producing more. An application's flush made while its handler
+/// runs synchronously is held for the send after the handler (Http1OutputBuffer.Holding.cs).
 /// </summary>
-internal sealed class Http1OutputBuffer : IDisposable, IValueTaskSource
+internal sealed partial class Http1OutputBuffer : IDisposable, IValueTaskSource
 {
     private readonly TransportConnection _transport;
     private readonly BlockChain _chain;
@@ -90,6 +91,11 @@ internal sealed class Http1OutputBuffer : IDisposable, IValueTaskSource
     /// <summary>Sends everything buffered in one gathered call; completes synchronously when nothing is buffered.</summary>
     public ValueTask FlushAsync(CancellationToken cancellationToken = default)
     {
+        if (Volatile.Read(ref _hold) != NotHolding && !TryReleaseHold())
+        {
+            return FlushAfterTakeOverAsync(cancellationToken);
+        }
+
         if (_chain.Length == 0)
         {
             return default;
@@ -171,6 +177,7 @@ internal sealed class Http1OutputBuffer : IDisposable, IValueTaskSource
     {
         _writer.Dispose();
         _chain.Dispose();
+        _takeOverCopy?.Dispose();
         Debug.Assert(_chain.Length == 0);
     }
 }

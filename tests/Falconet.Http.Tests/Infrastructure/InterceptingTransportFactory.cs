@@ -78,52 +78,11 @@ internal sealed class InterceptingTransportFactory : ITransportFactory, IAsyncDi
                 ((SocketConnection)connection).Socket.Poll(TestTimeouts.Operation, SelectMode.SelectRead);
             }
 
-            return owner.PendingReceiveCompleted is { } callback ? new Intercepted(connection, callback) : connection;
+            return owner.PendingReceiveCompleted is { } callback ? new CountingConnection(connection, callback) : connection;
         }
 
         public ValueTask UnbindAsync() => inner.UnbindAsync();
 
         public ValueTask DisposeAsync() => inner.DisposeAsync();
-    }
-
-    private sealed class Intercepted(TransportConnection inner, Action<TransportConnection> pendingReceiveCompleted) : TransportConnection
-    {
-        public override EndPoint? LocalEndPoint => inner.LocalEndPoint;
-
-        public override EndPoint? RemoteEndPoint => inner.RemoteEndPoint;
-
-        public override SlabMemoryPool Pool => inner.Pool;
-
-        public override ValueTask<int> ReceiveAsync(Memory<byte> buffer, CancellationToken ct = default)
-        {
-            ValueTask<int> receive = inner.ReceiveAsync(buffer, ct);
-            return receive.IsCompleted ? receive : AwaitAsync(receive);
-        }
-
-        public override ValueTask SendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct = default) => inner.SendAsync(buffers, ct);
-
-        public override bool IsOnIoThread => inner.IsOnIoThread;
-
-        public override void Schedule(IThreadPoolWorkItem workItem) => inner.Schedule(workItem);
-
-        public override void StopReceiving() => inner.StopReceiving();
-
-        public override void ShutdownSend() => inner.ShutdownSend();
-
-        public override void Abort() => inner.Abort();
-
-        public override ValueTask DisposeAsync() => inner.DisposeAsync();
-
-        private async ValueTask<int> AwaitAsync(ValueTask<int> receive)
-        {
-            try
-            {
-                return await receive.ConfigureAwait(false);
-            }
-            finally
-            {
-                pendingReceiveCompleted(this);
-            }
-        }
     }
 }

@@ -85,6 +85,32 @@ internal sealed class RawClient : IDisposable
     /// <summary>Reads one whole response; HEAD responses and 1xx have no body.</summary>
     public async Task<RawResponse> ReadResponseAsync(bool headRequest = false)
     {
+        RawResponse head = await ReadHeadAsync();
+        int status = head.StatusCode;
+        byte[] body;
+        if (headRequest || status < 200 || status == 204 || status == 304)
+        {
+            body = Array.Empty<byte>();
+        }
+        else if (head.Chunked)
+        {
+            body = await ReadChunkedAsync();
+        }
+        else if (head.Headers.TryGetValue("Content-Length", out List<string>? length))
+        {
+            body = await ReadExactAsync(long.Parse(length[0], CultureInfo.InvariantCulture));
+        }
+        else
+        {
+            body = await ReadToEndAsync();
+        }
+
+        return new RawResponse(head.StatusLine, status, head.Headers, body, head.Chunked);
+    }
+
+    /// <summary>Reads the status line and headers of a response, leaving its body to read (an empty <see cref="RawResponse.Body"/>).</summary>
+    public async Task<RawResponse> ReadHeadAsync()
+    {
         string statusLine = await ReadLineAsync() ?? throw new EndOfStreamException("The server closed the connection before a response.");
         string[] parts = statusLine.Split(' ', 3);
         int status = int.Parse(parts[1], CultureInfo.InvariantCulture);
@@ -108,25 +134,30 @@ internal sealed class RawClient : IDisposable
         }
 
         bool chunked = headers.TryGetValue("Transfer-Encoding", out List<string>? te) && te.Contains("chunked");
-        byte[] body;
-        if (headRequest || status < 200 || status == 204 || status == 304)
+        return new RawResponse(statusLine, status, headers, Array.Empty<byte>(), chunked);
+    }
+
+    /// <summary>Reads one chunk of a chunked body; empty for the last chunk, whose trailer section it reads too.</summary>
+    public async Task<byte[]> ReadChunkAsync()
+    {
+        string sizeLine = await ReadLineAsync() ?? throw new EndOfStreamException("The connection closed inside a chunked body.");
+        int size = int.Parse(sizeLine.Split(';')[0], NumberStyles.HexNumber, CultureInfo.InvariantCulture);
+        if (size == 0)
         {
-            body = Array.Empty<byte>();
-        }
-        else if (chunked)
-        {
-            body = await ReadChunkedAsync();
-        }
-        else if (headers.TryGetValue("Content-Length", out List<string>? length))
-        {
-            body = await ReadExactAsync(long.Parse(length[0], CultureInfo.InvariantCulture));
-        }
-        else
-        {
-            body = await ReadToEndAsync();
+            while (!string.IsNullOrEmpty(await ReadLineAsync()))
+            {
+            }
+
+            return Array.Empty<byte>();
         }
 
-        return new RawResponse(statusLine, status, headers, body, chunked);
+        byte[] data = await ReadExactAsync(size);
+        if (await ReadLineAsync() != string.Empty)
+        {
+            throw new InvalidDataException("A chunk does not end with CRLF.");
+        }
+
+        return data;
     }
 
     /// <summary>True when the server closed the connection (a read returns 0) within the timeout.</summary>
@@ -221,26 +252,13 @@ internal sealed class RawClient : IDisposable
     private async Task<byte[]> ReadChunkedAsync()
     {
         using var body = new MemoryStream();
-        while (true)
+        byte[] chunk;
+        while ((chunk = await ReadChunkAsync()).Length != 0)
         {
-            string sizeLine = await ReadLineAsync() ?? throw new EndOfStreamException("The connection closed inside a chunked body.");
-            int size = int.Parse(sizeLine.Split(';')[0], NumberStyles.HexNumber, CultureInfo.InvariantCulture);
-            if (size == 0)
-            {
-                while (!string.IsNullOrEmpty(await ReadLineAsync()))
-                {
-                }
-
-                return body.ToArray();
-            }
-
-            body.Write(await ReadExactAsync(size));
-            string? end = await ReadLineAsync();
-            if (end != string.Empty)
-            {
-                throw new InvalidDataException("A chunk does not end with CRLF.");
-            }
+            body.Write(chunk);
         }
+
+        return body.ToArray();
     }
 
     private async Task<byte[]> ReadToEndAsync()
