@@ -15,7 +15,7 @@
 #                       and/or "unpinned" (every server on every core: one loop, worker or thread per core) ["pinned unpinned"]
 #   --scenarios LIST    plaintext16 (/plaintext, 16 pipelined), plaintext1 and json1 (no pipelining) [all three]
 #   --servers LIST      server names or sets, below [record]
-#   --warmup S          seconds of warm-up per server start, shared by the scenarios, so that JIT-compiled servers
+#   --warmup S          seconds of warm-up per server start, shared by the scenarios (whole seconds each), so that JIT-compiled servers
 #                       run tier-1 code when measured [10]
 #   --port N            the port every server listens on in turn [18090]
 #   --out DIR           results directory [artifacts/load/<UTC time>]
@@ -301,7 +301,7 @@ printf 'round\tplacement\tserver\tscenario\tconnections\trequests_per_second\tp5
 printf 'round\tplacement\tserver\tstats\n' >"$out/stats.tsv"
 
 read -r -a order <<<"$servers"
-warmup_each=$(awk -v w="$warmup" -v n="$(wc -w <<<"$scenarios")" 'BEGIN { s = w / n; print (s < 1 ? 1 : s) }')
+warmup_each=$(awk -v w="$warmup" -v n="$(wc -w <<<"$scenarios")" 'BEGIN { s = int((w + n - 1) / n); print (s < 1 ? 1 : s) }')
 max_connections=$(tr ' ' '\n' <<<"$connections" | sort -n | tail -1)
 for round in $(seq 1 "$rounds"); do
   for placement in $placements; do

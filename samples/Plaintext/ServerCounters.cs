@@ -16,9 +16,12 @@ internal sealed class ServerCounters : IDisposable
 
     public ServerCounters()
     {
+        // Only the counters the --stats lines report: they count rare events. Listening to the per-request instruments
+        // (request duration, active requests) would make this listener allocate on every request and hide the server's
+        // own allocation figure.
         _listener.InstrumentPublished = static (instrument, listener) =>
         {
-            if (instrument.Meter.Name == ServerMetrics.MeterName)
+            if (instrument.Meter.Name == ServerMetrics.MeterName && IsReported(instrument.Name))
             {
                 listener.EnableMeasurementEvents(instrument);
             }
@@ -34,10 +37,13 @@ internal sealed class ServerCounters : IDisposable
                 }
             }
 
-            _counts.AddOrUpdate((instrument.Name, reason), value, (_, total) => total + value);
+            _counts.AddOrUpdate((instrument.Name, reason), static (_, added) => added, static (_, total, added) => total + added, value);
         });
         _listener.Start();
     }
+
+    private static bool IsReported(string instrument)
+        => instrument is ServerMetrics.RejectedConnectionsName or ServerMetrics.RejectedRequestsName or ServerMetrics.ClosedConnectionsName;
 
     /// <summary>One line for an instrument: <c>name total=N reason=N ...</c>, reasons in order.</summary>
     public string Line(string instrument)
