@@ -2,6 +2,7 @@ using System;
 using System.Buffers;
 using System.Text;
 using Falconet.Http.Parsing.Tests.Support;
+using Shouldly;
 
 namespace Falconet.Http.Parsing.Tests;
 
@@ -15,7 +16,7 @@ public sealed class AllocationTests
     {
         var input = new ReadOnlySequence<byte>(s_request);
 
-        Assert.Equal(0, AllocatedWhileParsing(input));
+        AllocatedWhileParsing(input).ShouldBe(0);
     }
 
     [Fact]
@@ -23,7 +24,7 @@ public sealed class AllocationTests
     {
         ReadOnlySequence<byte> input = Segments.Chain(Segments.SplitAt(s_request, 20, 150, 300, 301));
 
-        Assert.Equal(0, AllocatedWhileParsing(input));
+        AllocatedWhileParsing(input).ShouldBe(0);
     }
 
     [Fact]
@@ -46,8 +47,8 @@ public sealed class AllocationTests
         }
 
         long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-        Assert.Equal(0, allocated);
-        Assert.Equal(11 * 1000, decoded);
+        allocated.ShouldBe(0);
+        decoded.ShouldBe(11 * 1000);
     }
 
     private static long AllocatedWhileParsing(ReadOnlySequence<byte> input)
@@ -65,7 +66,7 @@ public sealed class AllocationTests
         }
 
         long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-        Assert.Equal(11 * 1000, headers);
+        headers.ShouldBe(11 * 1000);
         return allocated;
     }
 

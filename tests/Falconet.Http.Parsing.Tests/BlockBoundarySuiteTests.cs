@@ -4,6 +4,7 @@ using System.Linq;
 using System.Text;
 using Falconet.Buffers;
 using Falconet.Http.Parsing.Tests.Support;
+using Shouldly;
 
 namespace Falconet.Http.Parsing.Tests;
 
@@ -36,14 +37,14 @@ public sealed class BlockBoundarySuiteTests
 
             // Received at once behind the preceding request: the parser meets the boundary inside complete input.
             string atOnce = ParseAfterPrecedingRequest(pool, before, [[head, tail]]);
-            Assert.True(expected == atOnce, $"at once, block boundary at {offset}:\n{atOnce}\nexpected:\n{expected}");
+            atOnce.ShouldBe(expected, $"at once, block boundary at {offset}");
 
             // Received as a socket fills blocks: the first read ends at the block end, the rest arrives in the next block.
             string twoReads = ParseAfterPrecedingRequest(pool, before, [[head], [tail]]);
-            Assert.True(expected == twoReads, $"two reads, block boundary at {offset}:\n{twoReads}\nexpected:\n{expected}");
+            twoReads.ShouldBe(expected, $"two reads, block boundary at {offset}");
         }
 
-        Assert.Equal(0, pool.BlocksOutstanding);
+        pool.BlocksOutstanding.ShouldBe(0);
     }
 
     /// <summary>Parses the preceding request, which ends where its first block's boundary puts it, then the suite request after it.</summary>

@@ -4,6 +4,7 @@ using System.Linq;
 using System.Security.Cryptography;
 using System.Text;
 using Falconet.Http.Parsing.Tests.Support;
+using Shouldly;
 
 namespace Falconet.Http.Parsing.Tests;
 
@@ -29,7 +30,7 @@ public sealed class ChunkedDecoderTests
 
         byte[] decoded = ChunkedBodies.DecodeAtOnce(pieces, random, maxDestination: 50_000, s_largeBodies);
 
-        Assert.Equal(SHA256.HashData(body), SHA256.HashData(decoded));
+        SHA256.HashData(decoded).ShouldBe(SHA256.HashData(body));
     }
 
     [Fact]
@@ -42,7 +43,7 @@ public sealed class ChunkedDecoderTests
 
         byte[] decoded = ChunkedBodies.DecodeIncrementally(Segments.RandomPieces(encoded, random, 3000), 4096, s_largeBodies);
 
-        Assert.Equal(SHA256.HashData(body), SHA256.HashData(decoded));
+        SHA256.HashData(decoded).ShouldBe(SHA256.HashData(body));
     }
 
     [Fact]
@@ -53,8 +54,8 @@ public sealed class ChunkedDecoderTests
         random.NextBytes(body);
         byte[] encoded = ChunkedBodies.Encode(body, random, maxChunk: 40);
 
-        Assert.Equal(body, ChunkedBodies.DecodeIncrementally(Segments.OneByteEach(encoded), 1, s_largeBodies));
-        Assert.Equal(body, ChunkedBodies.DecodeAtOnce(Segments.OneByteEach(encoded), random, 1, s_largeBodies));
+        ChunkedBodies.DecodeIncrementally(Segments.OneByteEach(encoded), 1, s_largeBodies).ShouldBe(body);
+        ChunkedBodies.DecodeAtOnce(Segments.OneByteEach(encoded), random, 1, s_largeBodies).ShouldBe(body);
     }
 
     [Fact]
@@ -68,10 +69,10 @@ public sealed class ChunkedDecoderTests
 
         int written = decoder.Decode(ref trailers, ref reader, destination, HttpLimits.Default, out bool completed);
 
-        Assert.True(completed);
-        Assert.Equal("abc", Encoding.ASCII.GetString(destination, 0, written));
-        Assert.Equal(["trailer [Expires]=[never]", "trailer end of headers"], record.Log);
-        Assert.Equal(3, decoder.TotalSize);
+        completed.ShouldBeTrue();
+        Encoding.ASCII.GetString(destination, 0, written).ShouldBe("abc");
+        record.Log.ShouldBe(["trailer [Expires]=[never]", "trailer end of headers"]);
+        decoder.TotalSize.ShouldBe(3);
     }
 
     [Fact]
@@ -81,12 +82,12 @@ public sealed class ChunkedDecoderTests
         var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>("1\r\nx\r\n0\r\n\r\nGET / HTTP/1.1\r\n"u8.ToArray()));
         byte[] destination = new byte[8];
 
-        Assert.Equal(1, decoder.Decode(ref reader, destination, HttpLimits.Default, out bool completed));
-        Assert.True(completed);
-        Assert.Equal(11, reader.Consumed);
-        Assert.Equal(0, decoder.Decode(ref reader, destination, HttpLimits.Default, out completed));
-        Assert.True(completed);
-        Assert.Equal(11, reader.Consumed);
+        decoder.Decode(ref reader, destination, HttpLimits.Default, out bool completed).ShouldBe(1);
+        completed.ShouldBeTrue();
+        reader.Consumed.ShouldBe(11);
+        decoder.Decode(ref reader, destination, HttpLimits.Default, out completed).ShouldBe(0);
+        completed.ShouldBeTrue();
+        reader.Consumed.ShouldBe(11);
     }
 
     [Fact]
@@ -101,10 +102,10 @@ public sealed class ChunkedDecoderTests
         var second = new SequenceReader<byte>(new ReadOnlySequence<byte>("1\r\nz\r\n0\r\n\r\n"u8.ToArray()));
         int written = decoder.Decode(ref second, destination, HttpLimits.Default, out bool completed);
 
-        Assert.True(completed);
-        Assert.Equal((byte)'z', destination[0]);
-        Assert.Equal(1, written);
-        Assert.Equal(1, decoder.TotalSize);
+        completed.ShouldBeTrue();
+        destination[0].ShouldBe((byte)'z');
+        written.ShouldBe(1);
+        decoder.TotalSize.ShouldBe(1);
     }
 
     [Fact]
@@ -112,14 +113,14 @@ public sealed class ChunkedDecoderTests
     {
         var limits = new HttpLimits { MaxRequestBodySize = 10 };
 
-        Assert.Equal("completed", Outcome("4\r\nabcd\r\n6\r\nefghij\r\n0\r\n\r\n", limits));
-        Assert.Equal(nameof(RequestRejectionReason.BodyTooLarge), Outcome("4\r\nabcd\r\n7\r\nefghijk\r\n0\r\n\r\n", limits));
+        Outcome("4\r\nabcd\r\n6\r\nefghij\r\n0\r\n\r\n", limits).ShouldBe("completed");
+        Outcome("4\r\nabcd\r\n7\r\nefghijk\r\n0\r\n\r\n", limits).ShouldBe(nameof(RequestRejectionReason.BodyTooLarge));
     }
 
     [Fact]
     public void Decode_answers_413_before_reading_the_data_of_an_oversized_chunk()
     {
-        Assert.Equal(nameof(RequestRejectionReason.BodyTooLarge), Outcome("7FFFFFFFFFFFFFFF\r\n", HttpLimits.Default));
+        Outcome("7FFFFFFFFFFFFFFF\r\n", HttpLimits.Default).ShouldBe(nameof(RequestRejectionReason.BodyTooLarge));
     }
 
     [Fact]
@@ -127,15 +128,15 @@ public sealed class ChunkedDecoderTests
     {
         var limits = new HttpLimits { MaxChunkExtensionSize = 8 };
 
-        Assert.Equal("completed", Outcome("1;abcdefg\r\nx\r\n0\r\n\r\n", limits));
-        Assert.Equal(nameof(RequestRejectionReason.ChunkExtensionTooLong), Outcome("1;abcdefgh\r\nx\r\n0\r\n\r\n", limits));
+        Outcome("1;abcdefg\r\nx\r\n0\r\n\r\n", limits).ShouldBe("completed");
+        Outcome("1;abcdefgh\r\nx\r\n0\r\n\r\n", limits).ShouldBe(nameof(RequestRejectionReason.ChunkExtensionTooLong));
     }
 
     [Fact]
     public void Decode_answers_413_for_the_largest_chunk_size_and_400_past_it()
     {
-        Assert.Equal(nameof(RequestRejectionReason.BodyTooLarge), Outcome("7fffffffffffffff\r\n", HttpLimits.Default));
-        Assert.Equal(nameof(RequestRejectionReason.ChunkSizeOverflow), Outcome("8000000000000000\r\n", HttpLimits.Default));
+        Outcome("7fffffffffffffff\r\n", HttpLimits.Default).ShouldBe(nameof(RequestRejectionReason.BodyTooLarge));
+        Outcome("8000000000000000\r\n", HttpLimits.Default).ShouldBe(nameof(RequestRejectionReason.ChunkSizeOverflow));
     }
 
     /// <summary>Decodes a whole chunked body: "completed", "incomplete", or the reason it was refused for.</summary>

@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Linq;
 using System.Text;
 using Falconet.Http.Parsing.Tests.Support;
+using Shouldly;
 
 namespace Falconet.Http.Parsing.Tests;
 
@@ -17,12 +18,12 @@ public sealed class HeaderTests
         var state = default(HeaderParseState);
         var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>("Host: a\r\nAccept: */*\r\nX-Par"u8.ToArray()));
 
-        Assert.False(Http1Parser.TryParseHeaders(ref handler, ref reader, HttpLimits.Default, ref state));
+        Http1Parser.TryParseHeaders(ref handler, ref reader, HttpLimits.Default, ref state).ShouldBeFalse();
 
-        Assert.Equal(22, reader.Consumed);
-        Assert.Equal(2, state.Count);
-        Assert.Equal(22, state.Bytes);
-        Assert.Equal(["[Host]=[a]", "[Accept]=[*/*]"], record.Log);
+        reader.Consumed.ShouldBe(22);
+        state.Count.ShouldBe(2);
+        state.Bytes.ShouldBe(22);
+        record.Log.ShouldBe(["[Host]=[a]", "[Accept]=[*/*]"]);
     }
 
     [Fact]
@@ -33,15 +34,15 @@ public sealed class HeaderTests
         var state = new HeaderParseState { Count = 2, Bytes = 22 };
         var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>("X-Part: 1\r\n\r\nGET"u8.ToArray()));
 
-        Assert.True(Http1Parser.TryParseHeaders(ref handler, ref reader, HttpLimits.Default, ref state));
+        Http1Parser.TryParseHeaders(ref handler, ref reader, HttpLimits.Default, ref state).ShouldBeTrue();
 
-        Assert.Equal(13, reader.Consumed);
-        Assert.Equal(3, state.Count);
-        Assert.Equal(22 + 13, state.Bytes);
-        Assert.Equal(["[X-Part]=[1]", "end of headers"], record.Log);
+        reader.Consumed.ShouldBe(13);
+        state.Count.ShouldBe(3);
+        state.Bytes.ShouldBe(22 + 13);
+        record.Log.ShouldBe(["[X-Part]=[1]", "end of headers"]);
 
         state.Reset();
-        Assert.Equal(default, state);
+        state.ShouldBe(default);
     }
 
     [Fact]
@@ -49,8 +50,8 @@ public sealed class HeaderTests
     {
         var limits = new HttpLimits { MaxRequestHeaderCount = 3 };
 
-        Assert.Null(Outcome(Headers(3), limits));
-        Assert.Equal(RequestRejectionReason.TooManyHeaders, Outcome(Headers(4), limits));
+        Outcome(Headers(3), limits).ShouldBeNull();
+        Outcome(Headers(4), limits).ShouldBe(RequestRejectionReason.TooManyHeaders);
     }
 
     [Fact]
@@ -58,8 +59,8 @@ public sealed class HeaderTests
     {
         byte[] section = Encoding.ASCII.GetBytes("Host: example\r\nX-A: 1\r\n\r\n");
 
-        Assert.Null(Outcome(section, new HttpLimits { MaxRequestHeadersSize = section.Length }));
-        Assert.Equal(RequestRejectionReason.HeadersTooLarge, Outcome(section, new HttpLimits { MaxRequestHeadersSize = section.Length - 1 }));
+        Outcome(section, new HttpLimits { MaxRequestHeadersSize = section.Length }).ShouldBeNull();
+        Outcome(section, new HttpLimits { MaxRequestHeadersSize = section.Length - 1 }).ShouldBe(RequestRejectionReason.HeadersTooLarge);
     }
 
     [Fact]
@@ -71,9 +72,9 @@ public sealed class HeaderTests
         byte[] unfinished = Encoding.ASCII.GetBytes("X-Long: " + new string('v', 92));
 
         var below = new SequenceReader<byte>(new ReadOnlySequence<byte>(unfinished.AsMemory(0, 99)));
-        Assert.False(Http1Parser.TryParseHeaders(ref handler, ref below, limits, ref state));
+        Http1Parser.TryParseHeaders(ref handler, ref below, limits, ref state).ShouldBeFalse();
 
-        Assert.Equal(RequestRejectionReason.HeadersTooLarge, Outcome(unfinished, limits));
+        Outcome(unfinished, limits).ShouldBe(RequestRejectionReason.HeadersTooLarge);
     }
 
     [Fact]
@@ -92,9 +93,9 @@ public sealed class HeaderTests
             reason = e.Reason;
         }
 
-        Assert.Equal(RequestRejectionReason.InvalidHeaderValue, reason);
-        Assert.Equal(1, handler.Accepted);
-        Assert.Equal(9, reader.Consumed);
+        reason.ShouldBe(RequestRejectionReason.InvalidHeaderValue);
+        handler.Accepted.ShouldBe(1);
+        reader.Consumed.ShouldBe(9);
     }
 
     [Fact]
@@ -107,8 +108,8 @@ public sealed class HeaderTests
         var state = default(HeaderParseState);
         var reader = new SequenceReader<byte>(Segments.Chain(Segments.RandomPieces(section, new Random(7), 64)));
 
-        Assert.True(Http1Parser.TryParseHeaders(ref handler, ref reader, HttpLimits.Default, ref state));
-        Assert.Equal([$"[X-Long]=[{value}]", "end of headers"], record.Log);
+        Http1Parser.TryParseHeaders(ref handler, ref reader, HttpLimits.Default, ref state).ShouldBeTrue();
+        record.Log.ShouldBe([$"[X-Long]=[{value}]", "end of headers"]);
     }
 
     private static byte[] Headers(int count) =>
@@ -122,7 +123,7 @@ public sealed class HeaderTests
         var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>(section));
         try
         {
-            Assert.True(Http1Parser.TryParseHeaders(ref handler, ref reader, limits, ref state), "The section is complete.");
+            Http1Parser.TryParseHeaders(ref handler, ref reader, limits, ref state).ShouldBeTrue("The section is complete.");
             return null;
         }
         catch (BadHttpRequestException e)

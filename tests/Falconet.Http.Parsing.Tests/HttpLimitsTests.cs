@@ -1,4 +1,5 @@
 using System;
+using Shouldly;
 
 namespace Falconet.Http.Parsing.Tests;
 
@@ -10,18 +11,18 @@ public sealed class HttpLimitsTests
     {
         HttpLimits limits = HttpLimits.Default;
 
-        Assert.Equal(8 * 1024, limits.MaxRequestLineSize);
-        Assert.Equal(32 * 1024, limits.MaxRequestHeadersSize);
-        Assert.Equal(100, limits.MaxRequestHeaderCount);
-        Assert.Equal(30_000_000, limits.MaxRequestBodySize);
-        Assert.Equal(4 * 1024, limits.MaxChunkExtensionSize);
+        limits.MaxRequestLineSize.ShouldBe(8 * 1024);
+        limits.MaxRequestHeadersSize.ShouldBe(32 * 1024);
+        limits.MaxRequestHeaderCount.ShouldBe(100);
+        limits.MaxRequestBodySize.ShouldBe(30_000_000);
+        limits.MaxChunkExtensionSize.ShouldBe(4 * 1024);
     }
 
     [Fact]
     public void Default_limits_cannot_be_changed()
     {
-        Assert.Throws<InvalidOperationException>(() => HttpLimits.Default.MaxRequestLineSize = 1);
-        Assert.Throws<InvalidOperationException>(() => HttpLimits.Default.MaxRequestBodySize = 1);
+        Should.Throw<InvalidOperationException>(() => HttpLimits.Default.MaxRequestLineSize = 1).ShouldBeOfType<InvalidOperationException>();
+        Should.Throw<InvalidOperationException>(() => HttpLimits.Default.MaxRequestBodySize = 1).ShouldBeOfType<InvalidOperationException>();
     }
 
     [Fact]
@@ -29,9 +30,9 @@ public sealed class HttpLimitsTests
     {
         var limits = new HttpLimits();
 
-        Assert.Throws<ArgumentOutOfRangeException>(() => limits.MaxRequestHeaderCount = 0);
-        Assert.Throws<ArgumentOutOfRangeException>(() => limits.MaxRequestBodySize = -1);
+        Should.Throw<ArgumentOutOfRangeException>(() => limits.MaxRequestHeaderCount = 0).ShouldBeOfType<ArgumentOutOfRangeException>();
+        Should.Throw<ArgumentOutOfRangeException>(() => limits.MaxRequestBodySize = -1).ShouldBeOfType<ArgumentOutOfRangeException>();
         limits.MaxRequestBodySize = 0;
-        Assert.Equal(0, limits.MaxRequestBodySize);
+        limits.MaxRequestBodySize.ShouldBe(0);
     }
 }

@@ -1,4 +1,5 @@
 using System.Text;
+using Shouldly;
 
 namespace Falconet.Http.Parsing.Tests;
 
@@ -8,8 +9,8 @@ public sealed class RequestFramingTests
     [Fact]
     public void Determine_returns_None_without_framing_headers()
     {
-        Assert.Equal(RequestBodyKind.None, RequestFraming.Determine(Headers(), KnownVersion.Http11, HttpLimits.Default, out long length));
-        Assert.Equal(0, length);
+        RequestFraming.Determine(Headers(), KnownVersion.Http11, HttpLimits.Default, out long length).ShouldBe(RequestBodyKind.None);
+        length.ShouldBe(0);
     }
 
     [Fact]
@@ -17,8 +18,8 @@ public sealed class RequestFramingTests
     {
         RequestHeaders headers = Headers(("Content-Length", "42"));
 
-        Assert.Equal(RequestBodyKind.ContentLength, RequestFraming.Determine(headers, KnownVersion.Http10, HttpLimits.Default, out long length));
-        Assert.Equal(42, length);
+        RequestFraming.Determine(headers, KnownVersion.Http10, HttpLimits.Default, out long length).ShouldBe(RequestBodyKind.ContentLength);
+        length.ShouldBe(42);
     }
 
     [Fact]
@@ -26,8 +27,8 @@ public sealed class RequestFramingTests
     {
         var limits = new HttpLimits { MaxRequestBodySize = 100 };
 
-        Assert.Equal(RequestBodyKind.ContentLength, RequestFraming.Determine(Headers(("Content-Length", "100")), KnownVersion.Http11, limits, out _));
-        Assert.Equal(RequestRejectionReason.BodyTooLarge, Reason(Headers(("Content-Length", "101")), KnownVersion.Http11, limits));
+        RequestFraming.Determine(Headers(("Content-Length", "100")), KnownVersion.Http11, limits, out _).ShouldBe(RequestBodyKind.ContentLength);
+        Reason(Headers(("Content-Length", "101")), KnownVersion.Http11, limits).ShouldBe(RequestRejectionReason.BodyTooLarge);
     }
 
     [Fact]
@@ -35,8 +36,8 @@ public sealed class RequestFramingTests
     {
         RequestHeaders headers = Headers(("Transfer-Encoding", " , "), ("Transfer-Encoding", "Chunked"));
 
-        Assert.Equal(RequestBodyKind.Chunked, RequestFraming.Determine(headers, KnownVersion.Http11, HttpLimits.Default, out long length));
-        Assert.Equal(-1, length);
+        RequestFraming.Determine(headers, KnownVersion.Http11, HttpLimits.Default, out long length).ShouldBe(RequestBodyKind.Chunked);
+        length.ShouldBe(-1);
     }
 
     [Theory]
@@ -50,7 +51,7 @@ public sealed class RequestFramingTests
     [InlineData("\"chunked\"", RequestRejectionReason.InvalidTransferCoding)]
     public void Determine_rejects_transfer_codings_it_cannot_frame(string codings, RequestRejectionReason reason)
     {
-        Assert.Equal(reason, Reason(Headers(("Transfer-Encoding", codings)), KnownVersion.Http11, HttpLimits.Default));
+        Reason(Headers(("Transfer-Encoding", codings)), KnownVersion.Http11, HttpLimits.Default).ShouldBe(reason);
     }
 
     [Fact]
@@ -58,13 +59,13 @@ public sealed class RequestFramingTests
     {
         RequestHeaders headers = Headers(("Transfer-Encoding", "chunked"), ("Content-Length", "0"));
 
-        Assert.Equal(RequestRejectionReason.TransferEncodingWithContentLength, Reason(headers, KnownVersion.Http11, HttpLimits.Default));
+        Reason(headers, KnownVersion.Http11, HttpLimits.Default).ShouldBe(RequestRejectionReason.TransferEncodingWithContentLength);
     }
 
     [Fact]
     public void Determine_rejects_Transfer_Encoding_on_HTTP_1_0()
     {
-        Assert.Equal(RequestRejectionReason.TransferEncodingOnHttp10, Reason(Headers(("Transfer-Encoding", "chunked")), KnownVersion.Http10, HttpLimits.Default));
+        Reason(Headers(("Transfer-Encoding", "chunked")), KnownVersion.Http10, HttpLimits.Default).ShouldBe(RequestRejectionReason.TransferEncodingOnHttp10);
     }
 
     private static RequestHeaders Headers(params (string Name, string Value)[] fields)
@@ -72,12 +73,12 @@ public sealed class RequestFramingTests
         var headers = new RequestHeaders();
         foreach ((string name, string value) in fields)
         {
-            Assert.True(headers.TryAppend(Encoding.ASCII.GetBytes(name), Encoding.ASCII.GetBytes(value)));
+            headers.TryAppend(Encoding.ASCII.GetBytes(name), Encoding.ASCII.GetBytes(value)).ShouldBeTrue();
         }
 
         return headers;
     }
 
     private static RequestRejectionReason Reason(RequestHeaders headers, KnownVersion version, HttpLimits limits)
-        => Assert.Throws<BadHttpRequestException>(() => RequestFraming.Determine(headers, version, limits, out _)).Reason;
+        => Should.Throw<BadHttpRequestException>(() => RequestFraming.Determine(headers, version, limits, out _)).Reason;
 }

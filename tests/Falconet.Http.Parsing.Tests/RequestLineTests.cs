@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Linq;
 using System.Text;
 using Falconet.Http.Parsing.Tests.Support;
+using Shouldly;
 
 namespace Falconet.Http.Parsing.Tests;
 
@@ -16,9 +17,9 @@ public sealed class RequestLineTests
         var handler = new RecordingHandler(record);
         var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>("GET /index.html HTTP/1.1\r"u8.ToArray()));
 
-        Assert.False(Http1Parser.TryParseRequestLine(ref handler, ref reader, HttpLimits.Default));
-        Assert.Equal(0, reader.Consumed);
-        Assert.Empty(record.Log);
+        Http1Parser.TryParseRequestLine(ref handler, ref reader, HttpLimits.Default).ShouldBeFalse();
+        reader.Consumed.ShouldBe(0);
+        record.Log.ShouldBeEmpty();
     }
 
     [Fact]
@@ -28,9 +29,9 @@ public sealed class RequestLineTests
         var handler = new RecordingHandler(record);
         var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>("GET /a HTTP/1.1\r\nHost: x\r\n"u8.ToArray()));
 
-        Assert.True(Http1Parser.TryParseRequestLine(ref handler, ref reader, HttpLimits.Default));
-        Assert.Equal(17, reader.Consumed);
-        Assert.Equal(["GET (Get) /a Origin query=-1 Http11"], record.Log);
+        Http1Parser.TryParseRequestLine(ref handler, ref reader, HttpLimits.Default).ShouldBeTrue();
+        reader.Consumed.ShouldBe(17);
+        record.Log.ShouldBe(["GET (Get) /a Origin query=-1 Http11"]);
     }
 
     [Fact]
@@ -38,9 +39,9 @@ public sealed class RequestLineTests
     {
         var limits = new HttpLimits { MaxRequestLineSize = 64 };
         string line = "GET /" + new string('a', 64 - 16) + " HTTP/1.1\r\n";
-        Assert.Equal(64, line.Length);
+        line.Length.ShouldBe(64);
 
-        Assert.Contains("Origin", RequestDriver.RunWhole(Encoding.ASCII.GetBytes(line + "\r\n"), limits), StringComparison.Ordinal);
+        RequestDriver.RunWhole(Encoding.ASCII.GetBytes(line + "\r\n"), limits).ShouldContain("Origin", Case.Sensitive);
     }
 
     [Fact]
@@ -49,7 +50,7 @@ public sealed class RequestLineTests
         var limits = new HttpLimits { MaxRequestLineSize = 64 };
         string line = "GET /" + new string('a', 64 - 15) + " HTTP/1.1\r\n";
 
-        Assert.EndsWith("rejected 414 RequestLineTooLong", RequestDriver.RunWhole(Encoding.ASCII.GetBytes(line + "\r\n"), limits), StringComparison.Ordinal);
+        RequestDriver.RunWhole(Encoding.ASCII.GetBytes(line + "\r\n"), limits).ShouldEndWith("rejected 414 RequestLineTooLong", Case.Sensitive);
     }
 
     [Fact]
@@ -58,15 +59,15 @@ public sealed class RequestLineTests
         var limits = new HttpLimits { MaxRequestLineSize = 64 };
         var handler = new RecordingHandler(new RequestRecord());
         byte[] partial = Encoding.ASCII.GetBytes("GET /" + new string('a', 58));
-        Assert.Equal(63, partial.Length);
+        partial.Length.ShouldBe(63);
 
         var waiting = new SequenceReader<byte>(Segments.Chain(Segments.SplitAt(partial, 10)));
-        Assert.False(Http1Parser.TryParseRequestLine(ref handler, ref waiting, limits));
+        Http1Parser.TryParseRequestLine(ref handler, ref waiting, limits).ShouldBeFalse();
 
         byte[] full = [.. partial, (byte)'a'];
-        var error = Assert.Throws<BadHttpRequestException>(() => Parse(Segments.Chain(Segments.SplitAt(full, 10)), limits));
-        Assert.Equal(RequestRejectionReason.RequestLineTooLong, error.Reason);
-        Assert.Equal(414, error.StatusCode);
+        var error = Should.Throw<BadHttpRequestException>(() => Parse(Segments.Chain(Segments.SplitAt(full, 10)), limits));
+        error.Reason.ShouldBe(RequestRejectionReason.RequestLineTooLong);
+        error.StatusCode.ShouldBe(414);
     }
 
     [Fact]
@@ -78,20 +79,20 @@ public sealed class RequestLineTests
         var handler = new RecordingHandler(record);
         var reader = new SequenceReader<byte>(Segments.Chain(Segments.SplitAt(request, 1000, 2000, 4000)));
 
-        Assert.True(Http1Parser.TryParseRequestLine(ref handler, ref reader, HttpLimits.Default));
-        Assert.Equal($"GET (Get) {target} Origin query=3001 Http11", record.Log[0]);
-        Assert.True(reader.End);
+        Http1Parser.TryParseRequestLine(ref handler, ref reader, HttpLimits.Default).ShouldBeTrue();
+        record.Log[0].ShouldBe($"GET (Get) {target} Origin query=3001 Http11");
+        reader.End.ShouldBeTrue();
     }
 
     [Fact]
     public void Request_line_errors_carry_a_message_and_no_request_bytes()
     {
-        var error = Assert.Throws<BadHttpRequestException>(
+        var error = Should.Throw<BadHttpRequestException>(
             () => Parse(new ReadOnlySequence<byte>("GET / HTTP/2.0\r\n"u8.ToArray()), HttpLimits.Default));
 
-        Assert.Equal(RequestRejectionReason.UnsupportedVersion, error.Reason);
-        Assert.Equal(505, error.StatusCode);
-        Assert.Equal("HTTP version not supported.", error.Message);
+        error.Reason.ShouldBe(RequestRejectionReason.UnsupportedVersion);
+        error.StatusCode.ShouldBe(505);
+        error.Message.ShouldBe("HTTP version not supported.");
     }
 
     public static TheoryData<string, byte[], RequestRejectionReason> ImpossibleStarts => new()
@@ -120,12 +121,12 @@ public sealed class RequestLineTests
     [MemberData(nameof(ImpossibleStarts))]
     public void Incomplete_line_that_can_never_be_a_request_line_is_rejected_before_its_LF(string name, byte[] received, RequestRejectionReason reason)
     {
-        var whole = Assert.Throws<BadHttpRequestException>(() => Parse(new ReadOnlySequence<byte>(received), HttpLimits.Default));
-        Assert.True(reason == whole.Reason, name);
+        var whole = Should.Throw<BadHttpRequestException>(() => Parse(new ReadOnlySequence<byte>(received), HttpLimits.Default));
+        whole.Reason.ShouldBe(reason, name);
 
         // The same when the bytes sit in many segments, as when they arrived in pieces.
-        var split = Assert.Throws<BadHttpRequestException>(() => Parse(Segments.Chain(Segments.OneByteEach(received)), HttpLimits.Default));
-        Assert.Equal(reason, split.Reason);
+        var split = Should.Throw<BadHttpRequestException>(() => Parse(Segments.Chain(Segments.OneByteEach(received)), HttpLimits.Default));
+        split.Reason.ShouldBe(reason);
     }
 
     [Fact]
@@ -146,8 +147,8 @@ public sealed class RequestLineTests
             {
                 var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>(bytes, 0, length));
                 var handler = new RecordingHandler(new RequestRecord());
-                Assert.False(Http1Parser.TryParseRequestLine(ref handler, ref reader, RequestSuite.Limits), $"{request[..length]}");
-                Assert.Equal(0, reader.Consumed);
+                Http1Parser.TryParseRequestLine(ref handler, ref reader, RequestSuite.Limits).ShouldBeFalse($"{request[..length]}");
+                reader.Consumed.ShouldBe(0);
             }
         }
     }
@@ -159,9 +160,9 @@ public sealed class RequestLineTests
         var handler = new RecordingHandler(record);
         var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>("\r\n\r\nGET /a HTTP/1.1\r\nHost: x\r\n"u8.ToArray()));
 
-        Assert.True(Http1Parser.TryParseRequestLine(ref handler, ref reader, HttpLimits.Default));
-        Assert.Equal(4 + 17, reader.Consumed);
-        Assert.Equal(["GET (Get) /a Origin query=-1 Http11"], record.Log);
+        Http1Parser.TryParseRequestLine(ref handler, ref reader, HttpLimits.Default).ShouldBeTrue();
+        reader.Consumed.ShouldBe(4 + 17);
+        record.Log.ShouldBe(["GET (Get) /a Origin query=-1 Http11"]);
     }
 
     [Fact]
@@ -172,12 +173,12 @@ public sealed class RequestLineTests
         var handler = new RecordingHandler(new RequestRecord());
         var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>(emptyLines));
 
-        Assert.False(Http1Parser.TryParseRequestLine(ref handler, ref reader, limits));
-        Assert.Equal(0, reader.Consumed);
+        Http1Parser.TryParseRequestLine(ref handler, ref reader, limits).ShouldBeFalse();
+        reader.Consumed.ShouldBe(0);
 
         byte[] oneMore = [.. emptyLines, (byte)'\n'];
-        var error = Assert.Throws<BadHttpRequestException>(() => Parse(new ReadOnlySequence<byte>(oneMore), limits));
-        Assert.Equal(RequestRejectionReason.TooManyEmptyLines, error.Reason);
+        var error = Should.Throw<BadHttpRequestException>(() => Parse(new ReadOnlySequence<byte>(oneMore), limits));
+        error.Reason.ShouldBe(RequestRejectionReason.TooManyEmptyLines);
     }
 
     [Theory]
@@ -189,8 +190,8 @@ public sealed class RequestLineTests
         var handler = new RecordingHandler(record);
         var reader = new SequenceReader<byte>(new ReadOnlySequence<byte>(Encoding.ASCII.GetBytes($"GET / {version}\r\n")));
 
-        Assert.True(Http1Parser.TryParseRequestLine(ref handler, ref reader, HttpLimits.Default));
-        Assert.Equal(KnownVersion.Http11, record.Version);
+        Http1Parser.TryParseRequestLine(ref handler, ref reader, HttpLimits.Default).ShouldBeTrue();
+        record.Version.ShouldBe(KnownVersion.Http11);
     }
 
     private static bool Parse(ReadOnlySequence<byte> input, HttpLimits limits)

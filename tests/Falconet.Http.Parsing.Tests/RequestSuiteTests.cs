@@ -1,6 +1,7 @@
 using System;
 using System.Linq;
 using Falconet.Http.Parsing.Tests.Support;
+using Shouldly;
 
 namespace Falconet.Http.Parsing.Tests;
 
@@ -21,7 +22,7 @@ public sealed class RequestSuiteTests
 
         string result = RequestDriver.RunWhole(RequestSuite.Bytes(request), RequestSuite.Limits);
 
-        Assert.Equal(string.Join("\n", transcript), result);
+        result.ShouldBe(string.Join("\n", transcript));
     }
 
     [Theory]
@@ -32,7 +33,7 @@ public sealed class RequestSuiteTests
 
         string result = RequestDriver.RunWhole(RequestSuite.Bytes(request), RequestSuite.Limits);
 
-        Assert.EndsWith($"rejected {RequestRejections.GetStatusCode(reason)} {reason}", result, StringComparison.Ordinal);
+        result.ShouldEndWith($"rejected {RequestRejections.GetStatusCode(reason)} {reason}", Case.Sensitive);
     }
 
     [Theory]
@@ -48,11 +49,11 @@ public sealed class RequestSuiteTests
 
             // Received in two reads: the parser sees the first part alone, then both.
             string twoReads = RequestDriver.Run([[pieces[0]], [pieces[1]]], RequestSuite.Limits);
-            Assert.True(expected == twoReads, $"two reads split at {offset}:\n{twoReads}\nexpected:\n{expected}");
+            twoReads.ShouldBe(expected, $"two reads split at {offset}");
 
             // Received at once in two blocks: every line may cross the block boundary.
             string twoBlocks = RequestDriver.Run([pieces], RequestSuite.Limits);
-            Assert.True(expected == twoBlocks, $"two blocks split at {offset}:\n{twoBlocks}\nexpected:\n{expected}");
+            twoBlocks.ShouldBe(expected, $"two blocks split at {offset}");
         }
     }
 
@@ -64,8 +65,8 @@ public sealed class RequestSuiteTests
         string expected = RequestDriver.RunWhole(request, RequestSuite.Limits);
         byte[][] bytes = Segments.OneByteEach(request);
 
-        Assert.Equal(expected, RequestDriver.Run([bytes], RequestSuite.Limits));
-        Assert.Equal(expected, RequestDriver.Run(bytes.Select(b => new[] { b }), RequestSuite.Limits));
+        RequestDriver.Run([bytes], RequestSuite.Limits).ShouldBe(expected);
+        RequestDriver.Run(bytes.Select(b => new[] { b }), RequestSuite.Limits).ShouldBe(expected);
     }
 
     [Theory]
@@ -82,7 +83,7 @@ public sealed class RequestSuiteTests
             int[] cuts = [0, .. Enumerable.Range(0, 3).Select(_ => random.Next(pieces.Length + 1)).Order(), pieces.Length];
             var arrivals = Enumerable.Range(0, cuts.Length - 1).Select(i => pieces[cuts[i]..cuts[i + 1]]).Where(a => a.Length > 0);
 
-            Assert.Equal(expected, RequestDriver.Run(arrivals, RequestSuite.Limits, destinationSize: random.Next(1, 16)));
+            RequestDriver.Run(arrivals, RequestSuite.Limits, destinationSize: random.Next(1, 16)).ShouldBe(expected);
         }
     }
 
@@ -91,7 +92,7 @@ public sealed class RequestSuiteTests
     {
         int[] statuses = [.. RequestSuite.Invalid.Values.Select(v => RequestRejections.GetStatusCode(v.Reason)).Distinct().Order()];
 
-        Assert.Equal([400, 413, 414, 431, 501, 505], statuses);
+        statuses.ShouldBe([400, 413, 414, 431, 501, 505]);
     }
 
     private static byte[] Request(string name) =>

@@ -1,5 +1,6 @@
 using System;
 using Falconet.Text;
+using Shouldly;
 
 namespace Falconet.Http.Parsing.Tests;
 
@@ -16,7 +17,7 @@ public sealed class ScannerTests
         for (int b = 0; b < 256; b++)
         {
             bool expected = char.IsAsciiLetterOrDigit((char)b) || "!#$%&'*+-.^_`|~".Contains((char)b, StringComparison.Ordinal);
-            Assert.True(expected == HttpCharacters.IsTokenChar((byte)b), $"byte 0x{b:X2}");
+            HttpCharacters.IsTokenChar((byte)b).ShouldBe(expected, $"byte 0x{b:X2}");
         }
     }
 
@@ -26,7 +27,7 @@ public sealed class ScannerTests
         for (int b = 0; b < 256; b++)
         {
             bool expected = b == ' ' || b == '\t' || (b > 0x20 && b != 0x7F);
-            Assert.True(expected == HttpCharacters.IsFieldValueChar((byte)b), $"byte 0x{b:X2}");
+            HttpCharacters.IsFieldValueChar((byte)b).ShouldBe(expected, $"byte 0x{b:X2}");
         }
     }
 
@@ -39,14 +40,14 @@ public sealed class ScannerTests
         {
             byte[] data = new byte[length];
             data.AsSpan().Fill((byte)'a');
-            Assert.Equal(-1, scan(data));
+            scan(data).ShouldBe(-1);
             for (int position = 0; position < length; position++)
             {
                 for (int b = 0; b < 256; b++)
                 {
                     data[position] = (byte)b;
                     int expected = HttpCharacters.IsTokenChar((byte)b) ? -1 : position;
-                    Assert.True(expected == scan(data), $"{scanner}: byte 0x{b:X2} at {position} of {length}");
+                    scan(data).ShouldBe(expected, $"{scanner}: byte 0x{b:X2} at {position} of {length}");
                 }
 
                 data[position] = (byte)'a';
@@ -63,14 +64,14 @@ public sealed class ScannerTests
         {
             byte[] data = new byte[length];
             data.AsSpan().Fill(0xE9);
-            Assert.Equal(-1, scan(data));
+            scan(data).ShouldBe(-1);
             for (int position = 0; position < length; position++)
             {
                 for (int b = 0; b < 256; b++)
                 {
                     data[position] = (byte)b;
                     int expected = HttpCharacters.IsFieldValueChar((byte)b) ? -1 : position;
-                    Assert.True(expected == scan(data), $"{scanner}: byte 0x{b:X2} at {position} of {length}");
+                    scan(data).ShouldBe(expected, $"{scanner}: byte 0x{b:X2} at {position} of {length}");
                 }
 
                 data[position] = 0xE9;
@@ -84,8 +85,8 @@ public sealed class ScannerTests
     {
         byte[] line = "Content-Type: text/plain\r\nHost: x\r\n"u8.ToArray();
 
-        Assert.Equal(12, NonToken(scanner)(line));
-        Assert.Equal(24, FieldValueEnd(scanner)(line));
+        NonToken(scanner)(line).ShouldBe(12);
+        FieldValueEnd(scanner)(line).ShouldBe(24);
     }
 
     private static Scan NonToken(string scanner) => scanner switch

@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Collections.Generic;
 using System.IO;
 using System.Text;
+using Shouldly;
 
 namespace Falconet.Http.Parsing.Tests.Support;
 
@@ -66,7 +67,7 @@ internal static class ChunkedBodies
         bool completed = false;
         foreach (byte[] piece in pieces)
         {
-            Assert.False(completed);
+            completed.ShouldBeFalse();
             var reader = new SequenceReader<byte>(Segments.Chain([leftover, piece]));
             int written;
             do
@@ -79,8 +80,8 @@ internal static class ChunkedBodies
             leftover = reader.UnreadSequence.ToArray();
         }
 
-        Assert.True(completed);
-        Assert.Empty(leftover);
+        completed.ShouldBeTrue();
+        leftover.ShouldBeEmpty();
         return body.ToArray();
     }
 }
