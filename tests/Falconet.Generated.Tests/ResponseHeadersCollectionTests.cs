@@ -138,9 +138,10 @@ public sealed class ResponseHeadersCollectionTests
         headers["X-Bad Name"] = "value";
         var writer = new ArrayBufferWriter<byte>();
 
-        var failure = Assert.Throws<InvalidOperationException>(() => headers.CopyTo(ref writer));
-        Assert.Contains("'X-Bad Name'", failure.Message, StringComparison.Ordinal);
-        Assert.Equal(0, writer.WrittenCount);
+        var failure = Should.Throw<InvalidOperationException>(() => headers.CopyTo(ref writer));
+        failure.ShouldBeOfType<InvalidOperationException>();
+        failure.Message.ShouldContain("'X-Bad Name'", Case.Sensitive);
+        writer.WrittenCount.ShouldBe(0);
     }
 
     private static string Write(ResponseHeaders headers)
