@@ -30,10 +30,13 @@ public class TlsConnectionTests
     protected virtual ITransportFactory CreateTransport() =>
         new SocketTransportFactory(new SocketTransportOptions { IoThreadCount = 1, TrackLeaks = true });
 
+    /// <summary>Whether the decorator waits for records before SslStream reads (the server does so on libuv with thread-pool scheduling).</summary>
+    protected virtual bool WaitForRecordsFirst => false;
+
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_batch_of_many_blocks_leaves_as_records_in_one_inner_send()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
         byte[] payload = BodyHashing.RandomBytes(5 * SlabMemoryPool.BlockSize + 123, seed: 1);
         using var chain = new BlockChain(pair.Server.Pool);
         chain.Write(payload);
@@ -49,7 +52,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_batch_past_the_gather_bound_is_split_into_sends_of_at_most_eight_blocks()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
         byte[] payload = BodyHashing.RandomBytes(200 * 1024, seed: 2);
         using var chain = new BlockChain(pair.Server.Pool);
         chain.Write(payload);
@@ -67,7 +70,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task StopReceiving_wakes_a_pending_receive_with_0_and_sending_still_works()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
         MemoryBlock block = pair.Server.Pool.Rent();
         try
         {
@@ -91,7 +94,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_second_concurrent_receive_is_refused_as_the_contract_says()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
         MemoryBlock block = pair.Server.Pool.Rent();
         try
         {
@@ -113,7 +116,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task ShutdownSend_sends_close_notify_then_the_FIN_and_receiving_goes_on()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
         pair.Server.ShutdownSend();
 
         // close_notify ends the TLS stream; the socket's own end (FIN) follows it.
@@ -140,7 +143,7 @@ public class TlsConnectionTests
     {
         // A receive after a short one waits for the peer's bytes before it reads through SslStream; a record SslStream
         // holds unprocessed (a TLS 1.2 alert after the data it returned) must be read without waiting for more.
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), protocol);
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst, protocol);
         MemoryBlock block = pair.Server.Pool.Rent();
         try
         {
@@ -164,7 +167,7 @@ public class TlsConnectionTests
     public async Task Receives_after_short_ones_return_every_record_in_order()
     {
         // Records of every size, some split across inner receives, some several in one: the waits before reading lose nothing.
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
         byte[] payload = BodyHashing.RandomBytes(300 * 1024, seed: 3);
         Task write = WriteInPiecesAsync();
         byte[] received = new byte[payload.Length];
@@ -207,7 +210,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task DisposeAsync_completes_only_after_a_pending_receive_and_its_continuation()
     {
-        Pair pair = await Pair.ConnectAsync(CreateTransport());
+        Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
         MemoryBlock block = pair.Server.Pool.Rent();
         bool continued = false;
         Task abandoned = ReceiveThenMarkAsync();
@@ -252,14 +255,14 @@ public class TlsConnectionTests
 
         public TlsConnection Server { get; }
 
-        public static async Task<Pair> ConnectAsync(ITransportFactory transport, SslProtocols protocols = SslProtocols.None)
+        public static async Task<Pair> ConnectAsync(ITransportFactory transport, bool waitForRecordsFirst, SslProtocols protocols = SslProtocols.None)
         {
             IConnectionListener listener = await transport.BindAsync(new IPEndPoint(IPAddress.Loopback, 0));
             var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
             ValueTask<TransportConnection?> accept = listener.AcceptAsync();
             await socket.ConnectAsync(listener.EndPoint);
             var counting = new CountingConnection((await accept.AsTask().WaitAsync(TestTimeouts.Operation))!);
-            var server = new TlsConnection(counting);
+            var server = new TlsConnection(counting, waitForRecordsFirst);
             var client = new SslStream(new NetworkStream(socket, ownsSocket: false));
             SslClientAuthenticationOptions options = TestCertificates.ClientOptions();
             options.EnabledSslProtocols = protocols;
@@ -302,4 +305,16 @@ public sealed class TlsConnectionTestsOnLibuv : TlsConnectionTests
 {
     protected override ITransportFactory CreateTransport() =>
         new LibuvTransportFactory(new LibuvTransportOptions { LoopCount = 1, TrackLeaks = true });
+}
+
+/// <summary>
+/// The same tests on libuv with thread-pool scheduling and the decorator waiting for records before SslStream reads, as the
+/// server runs it there.
+/// </summary>
+public sealed class TlsConnectionTestsOnLibuvThreadPool : TlsConnectionTests
+{
+    protected override ITransportFactory CreateTransport() =>
+        new LibuvTransportFactory(new LibuvTransportOptions { LoopCount = 1, TrackLeaks = true, Scheduling = IoScheduling.ThreadPool });
+
+    protected override bool WaitForRecordsFirst => true;
 }

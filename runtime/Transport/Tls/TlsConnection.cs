@@ -61,6 +61,7 @@ internal sealed class TlsConnection : TransportConnection, IValueTaskSource<int>
     private readonly ReadAfterRecords _readAfterRecords;
     private int _receiveLength;
     private bool _readMayWaitFirst;
+    private readonly bool _waitForRecordsFirst;
 
     // The batch being encrypted and sent (one at a time, under _send): see EncryptAndSendAsync.
     private readonly Action _onBatchStepCompleted;
@@ -76,7 +77,14 @@ internal sealed class TlsConnection : TransportConnection, IValueTaskSource<int>
     private byte[]? _staging;
     private int _staged;
 
-    public TlsConnection(TransportConnection inner)
+    /// <param name="inner">The connection TLS runs over.</param>
+    /// <param name="waitForRecordsFirst">
+    /// Wait for the peer's records before calling SslStream's read when it would wait inside (see
+    /// <see cref="TlsTransportStream.SslStreamNeedsRecords"/>); for inner connections that complete on thread-pool threads
+    /// (libuv with <see cref="IoScheduling.ThreadPool"/>), where SslStream's own pooled boxes would be rented on one thread
+    /// and returned on another.
+    /// </param>
+    public TlsConnection(TransportConnection inner, bool waitForRecordsFirst = false)
     {
         _inner = inner;
         _stream = new TlsTransportStream(inner);
@@ -85,6 +93,7 @@ internal sealed class TlsConnection : TransportConnection, IValueTaskSource<int>
         _send = new TlsOperation(CompleteSend);
         _onBatchStepCompleted = OnBatchStepCompleted;
         _readAfterRecords = new ReadAfterRecords(this);
+        _waitForRecordsFirst = waitForRecordsFirst;
     }
 
     /// <summary>The connection TLS runs over.</summary>
@@ -137,7 +146,7 @@ internal sealed class TlsConnection : TransportConnection, IValueTaskSource<int>
         }
 
         _receiveLength = buffer.Length;
-        if (_readMayWaitFirst && _stream.SslStreamNeedsRecords)
+        if (_waitForRecordsFirst && _readMayWaitFirst && _stream.SslStreamNeedsRecords)
         {
             // SslStream would wait for the peer inside this read, and its pooled boxes would be rented here and returned
             // on the thread the bytes arrive on: wait for them first, then read there (normally completing at once).
