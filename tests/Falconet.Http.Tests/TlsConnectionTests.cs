@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Net;
 using System.Net.Security;
 using System.Net.Sockets;
+using System.Security.Authentication;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Buffers;
@@ -29,10 +30,13 @@ public class TlsConnectionTests
     protected virtual ITransportFactory CreateTransport() =>
         new SocketTransportFactory(new SocketTransportOptions { IoThreadCount = 1, TrackLeaks = true });
 
+    /// <summary>Whether the decorator waits for records before SslStream reads (the server does so on libuv with thread-pool scheduling).</summary>
+    protected virtual bool WaitForRecordsFirst => false;
+
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_batch_of_many_blocks_leaves_as_records_in_one_inner_send()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
         byte[] payload = BodyHashing.RandomBytes(5 * SlabMemoryPool.BlockSize + 123, seed: 1);
         using var chain = new BlockChain(pair.Server.Pool);
         chain.Write(payload);
@@ -48,7 +52,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_batch_past_the_gather_bound_is_split_into_sends_of_at_most_eight_blocks()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
         byte[] payload = BodyHashing.RandomBytes(200 * 1024, seed: 2);
         using var chain = new BlockChain(pair.Server.Pool);
         chain.Write(payload);
@@ -66,7 +70,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task StopReceiving_wakes_a_pending_receive_with_0_and_sending_still_works()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
         MemoryBlock block = pair.Server.Pool.Rent();
         try
         {
@@ -90,7 +94,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_second_concurrent_receive_is_refused_as_the_contract_says()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
         MemoryBlock block = pair.Server.Pool.Rent();
         try
         {
@@ -112,7 +116,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task ShutdownSend_sends_close_notify_then_the_FIN_and_receiving_goes_on()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
         pair.Server.ShutdownSend();
 
         // close_notify ends the TLS stream; the socket's own end (FIN) follows it.
@@ -132,10 +136,81 @@ public class TlsConnectionTests
         }
     }
 
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData(SslProtocols.Tls12)]
+    [InlineData(SslProtocols.Tls13)]
+    public async Task Data_and_close_notify_arriving_together_read_as_the_data_then_0_while_the_socket_stays_open(SslProtocols protocol)
+    {
+        // A receive after a short one waits for the peer's bytes before it reads through SslStream; a record SslStream
+        // holds unprocessed (a TLS 1.2 alert after the data it returned) must be read without waiting for more.
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst, protocol);
+        MemoryBlock block = pair.Server.Pool.Rent();
+        try
+        {
+            await pair.Client.WriteAsync("one"u8.ToArray());
+            (await pair.Server.ReceiveAsync(block.Memory).AsTask().WaitAsync(TestTimeouts.Operation)).ShouldBe(3);
+
+            await pair.Client.WriteAsync("two"u8.ToArray());
+            await pair.Client.ShutdownAsync();
+            await Task.Delay(100);
+            (await pair.Server.ReceiveAsync(block.Memory).AsTask().WaitAsync(TestTimeouts.Operation)).ShouldBe(3);
+            block.Memory.Span[..3].ToArray().ShouldBe("two"u8.ToArray());
+            (await pair.Server.ReceiveAsync(block.Memory).AsTask().WaitAsync(TestTimeouts.Operation)).ShouldBe(0);
+        }
+        finally
+        {
+            block.Pool.Return(block);
+        }
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Receives_after_short_ones_return_every_record_in_order()
+    {
+        // Records of every size, some split across inner receives, some several in one: the waits before reading lose nothing.
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
+        byte[] payload = BodyHashing.RandomBytes(300 * 1024, seed: 3);
+        Task write = WriteInPiecesAsync();
+        byte[] received = new byte[payload.Length];
+        int total = 0;
+        MemoryBlock block = pair.Server.Pool.Rent();
+        try
+        {
+            while (total < payload.Length)
+            {
+                int count = await pair.Server.ReceiveAsync(block.Memory).AsTask().WaitAsync(TestTimeouts.Operation);
+                count.ShouldBeGreaterThan(0);
+                block.Memory.Span[..count].CopyTo(received.AsSpan(total));
+                total += count;
+            }
+        }
+        finally
+        {
+            block.Pool.Return(block);
+        }
+
+        await write;
+        received.ShouldBe(payload);
+
+        async Task WriteInPiecesAsync()
+        {
+            int offset = 0;
+            for (int piece = 1; offset < payload.Length; piece = (piece * 7 % 40_000) + 1)
+            {
+                int length = Math.Min(piece, payload.Length - offset);
+                await pair.Client.WriteAsync(payload.AsMemory(offset, length));
+                offset += length;
+                if (piece % 3 == 0)
+                {
+                    await Task.Delay(1);
+                }
+            }
+        }
+    }
+
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task DisposeAsync_completes_only_after_a_pending_receive_and_its_continuation()
     {
-        Pair pair = await Pair.ConnectAsync(CreateTransport());
+        Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
         MemoryBlock block = pair.Server.Pool.Rent();
         bool continued = false;
         Task abandoned = ReceiveThenMarkAsync();
@@ -180,18 +255,20 @@ public class TlsConnectionTests
 
         public TlsConnection Server { get; }
 
-        public static async Task<Pair> ConnectAsync(ITransportFactory transport)
+        public static async Task<Pair> ConnectAsync(ITransportFactory transport, bool waitForRecordsFirst, SslProtocols protocols = SslProtocols.None)
         {
             IConnectionListener listener = await transport.BindAsync(new IPEndPoint(IPAddress.Loopback, 0));
             var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
             ValueTask<TransportConnection?> accept = listener.AcceptAsync();
             await socket.ConnectAsync(listener.EndPoint);
             var counting = new CountingConnection((await accept.AsTask().WaitAsync(TestTimeouts.Operation))!);
-            var server = new TlsConnection(counting);
+            var server = new TlsConnection(counting, waitForRecordsFirst);
             var client = new SslStream(new NetworkStream(socket, ownsSocket: false));
+            SslClientAuthenticationOptions options = TestCertificates.ClientOptions();
+            options.EnabledSslProtocols = protocols;
             await Task.WhenAll(
                 server.AuthenticateAsServerAsync(s_select, null),
-                client.AuthenticateAsClientAsync(TestCertificates.ClientOptions())).WaitAsync(TestTimeouts.Operation);
+                client.AuthenticateAsClientAsync(options)).WaitAsync(TestTimeouts.Operation);
             return new Pair(transport, listener, socket, client, counting, server);
         }
 
@@ -228,4 +305,16 @@ public sealed class TlsConnectionTestsOnLibuv : TlsConnectionTests
 {
     protected override ITransportFactory CreateTransport() =>
         new LibuvTransportFactory(new LibuvTransportOptions { LoopCount = 1, TrackLeaks = true });
+}
+
+/// <summary>
+/// The same tests on libuv with thread-pool scheduling and the decorator waiting for records before SslStream reads, as the
+/// server runs it there.
+/// </summary>
+public sealed class TlsConnectionTestsOnLibuvThreadPool : TlsConnectionTests
+{
+    protected override ITransportFactory CreateTransport() =>
+        new LibuvTransportFactory(new LibuvTransportOptions { LoopCount = 1, TrackLeaks = true, Scheduling = IoScheduling.ThreadPool });
+
+    protected override bool WaitForRecordsFirst => true;
 }
