@@ -67,26 +67,7 @@ public class FlushTests
         });
 
         using RawClient client = host.Connect();
-        try
-        {
-            await client.SendAsync("GET /stream HTTP/1.1\r\nHost: test\r\n\r\n" + (requestPipelinedBehind ? "GET /next HTTP/1.1\r\nHost: test\r\n\r\n" : ""));
-            (await client.ReadHeadAsync()).Chunked.ShouldBeTrue();
-            Encoding.ASCII.GetString(await client.ReadChunkAsync()).ShouldBe("first");
-            firstRead.SetResult();
-            Encoding.ASCII.GetString(await client.ReadChunkAsync()).ShouldBe("second");
-            secondRead.SetResult();
-            Encoding.ASCII.GetString(await client.ReadChunkAsync()).ShouldBe("third");
-            (await client.ReadChunkAsync()).ShouldBeEmpty();
-            if (requestPipelinedBehind)
-            {
-                (await client.ReadResponseAsync()).BodyText.ShouldBe("next");
-            }
-        }
-        finally
-        {
-            firstRead.TrySetResult();
-            secondRead.TrySetResult();
-        }
+        await StreamingTranscript.ReadAsync(client, requestPipelinedBehind, firstRead, secondRead);
     }
 }
 

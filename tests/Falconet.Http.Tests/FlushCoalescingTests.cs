@@ -87,27 +87,7 @@ public class FlushCoalescingTests : ServerTests
             context.Response.Write("third"u8);
         });
         using RawClient client = host.Connect();
-        try
-        {
-            await client.SendAsync("GET /stream HTTP/1.1\r\nHost: test\r\n\r\n" + (requestPipelinedBehind ? "GET /next HTTP/1.1\r\nHost: test\r\n\r\n" : ""));
-            (await client.ReadHeadAsync()).Chunked.ShouldBeTrue();
-            (await ReadChunkTextAsync(client)).ShouldBe("first");
-            firstRead.SetResult();
-            (await ReadChunkTextAsync(client)).ShouldBe("second");
-            secondRead.SetResult();
-            (await ReadChunkTextAsync(client)).ShouldBe("third");
-            (await client.ReadChunkAsync()).ShouldBeEmpty();
-            if (requestPipelinedBehind)
-            {
-                (await client.ReadResponseAsync()).BodyText.ShouldBe("next");
-            }
-        }
-        finally
-        {
-            // A failed read must not leave the handler waiting (the server's stop would report its blocks as leaked).
-            firstRead.TrySetResult();
-            secondRead.TrySetResult();
-        }
+        await StreamingTranscript.ReadAsync(client, requestPipelinedBehind, firstRead, secondRead);
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
@@ -141,8 +121,6 @@ public class FlushCoalescingTests : ServerTests
         => StartServerAsync(handler, options => options.TransportFactory = CountingTransportFactory.Over(Transport));
 
     private static CountingTransportFactory Counted(TestServer host) => (CountingTransportFactory)host.Server.Options.TransportFactory!;
-
-    private static async Task<string> ReadChunkTextAsync(RawClient client) => Encoding.ASCII.GetString(await client.ReadChunkAsync());
 }
 
 /// <summary>The same tests on the libuv transport.</summary>
