@@ -94,6 +94,7 @@ internal sealed class TlsConnection : TransportConnection, IValueTaskSource<int>
         _onBatchStepCompleted = OnBatchStepCompleted;
         _readAfterRecords = new ReadAfterRecords(this);
         _waitForRecordsFirst = waitForRecordsFirst;
+        _stream.TracksRecords = waitForRecordsFirst;
     }
 
     /// <summary>The connection TLS runs over.</summary>

@@ -378,9 +378,20 @@ internal sealed class TlsTransportStream : Stream, IValueTaskSource<int>, IValue
         return Received(count, data);
     }
 
+    /// <summary>
+    /// Whether <see cref="SslStreamNeedsRecords"/> is asked (the connection waits for records before SslStream reads): only
+    /// then is the record framing followed, so other connections do no work for it.
+    /// </summary>
+    public bool TracksRecords { get; set; }
+
     /// <summary>Follows the record framing of the bytes handed to SslStream (5-byte headers: type, version, length).</summary>
     private void Track(ReadOnlySpan<byte> data)
     {
+        if (!TracksRecords)
+        {
+            return;
+        }
+
         while (!data.IsEmpty && !_framingLost)
         {
             if (_recordRemaining > 0)
