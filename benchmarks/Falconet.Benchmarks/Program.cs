@@ -25,6 +25,13 @@ public static class Program
             return;
         }
 
+        if (args is ["--connection-loop", string depth, string path, string seconds])
+        {
+            ConnectionLoopBenchmarks.RunRounds(int.Parse(depth, System.Globalization.CultureInfo.InvariantCulture), path,
+                double.Parse(seconds, System.Globalization.CultureInfo.InvariantCulture));
+            return;
+        }
+
         if (args is ["--dispatch"])
         {
             HeaderSetDispatchBenchmarks.RunUntilOptimized();
