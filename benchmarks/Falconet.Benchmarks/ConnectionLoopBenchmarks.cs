@@ -4,9 +4,11 @@ using System.Net;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
+using System.Threading.Tasks.Sources;
 using BenchmarkDotNet.Attributes;
 using Falconet.Buffers;
 using Falconet.Http;
+using Falconet.Http.Http1;
 using Falconet.Transport;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Primitives;
@@ -80,6 +82,33 @@ public class ConnectionLoopBenchmarks
             $"depth={depth} path={path} rounds={rounds} fastest_ns_per_request={perRequest[0]:F1} median_ns_per_request={perRequest[rounds / 2]:F1} allocated_bytes_per_request={(double)allocated / requests:F3} checksum={checksum}"));
     }
 
+    /// <summary>
+    /// <c>--connection-loop-count DEPTH PATH WARMUP MEASURED</c>: runs WARMUP connections, prints "ready" and waits for a line on
+    /// standard input, runs MEASURED connections, prints "done" and the request count, and waits for another line before it
+    /// exits. Between the two lines an instruction counter outside the process counts exactly the measured requests
+    /// (valgrind's callgrind with <c>--instr-atstart=no</c>, switched on and dumped with <c>callgrind_control</c>; see
+    /// benchmarks/load/callgrind-loop.sh).
+    /// </summary>
+    public static void RunCounted(int depth, string path, int warmUpConnections, int measuredConnections)
+    {
+        var loop = new ConnectionLoop(depth, path);
+        long checksum = 0;
+        for (int i = 0; i < warmUpConnections; i++)
+        {
+            checksum += loop.RunConnection();
+        }
+
+        Console.WriteLine("ready");
+        Console.ReadLine();
+        for (int i = 0; i < measuredConnections; i++)
+        {
+            checksum += loop.RunConnection();
+        }
+
+        Console.WriteLine(FormattableString.Invariant($"done requests={(long)measuredConnections * BatchesPerConnection * depth} checksum={checksum}"));
+        Console.ReadLine();
+    }
+
     /// <summary>A server-less connection loop: settings as the server makes them, one connection at a time on this thread.</summary>
     internal sealed class ConnectionLoop
     {
@@ -109,9 +138,12 @@ public class ConnectionLoopBenchmarks
             var transport = new BatchConnection(_pool, _batch, BatchesPerConnection);
             var connection = new HttpConnection(transport, _settings);
             Task run = connection.RunAsync();
-            if (!run.IsCompleted)
+
+            // Each receive waits, as on a socket, and is completed here with the next batch; the connection's loop resumes on
+            // this thread inside the completion, as it does in a libuv read callback, and runs until its next receive waits.
+            while (!run.IsCompleted)
             {
-                throw new InvalidOperationException("The in-memory connection waited: every operation should complete at once.");
+                transport.CompleteReceive();
             }
 
             run.GetAwaiter().GetResult();
@@ -140,12 +172,16 @@ public class ConnectionLoopBenchmarks
     }
 
     /// <summary>
-    /// A connection whose peer sends <c>batches</c> copies of one batch, each as soon as the previous one is read (as wrk
-    /// does: the next batch once the responses arrived), and then closes; every send completes at once.
+    /// A connection whose peer sends <c>batches</c> copies of one batch, each once the previous one is read (as wrk does:
+    /// the next batch once the responses arrived), and then closes. A receive waits until <see cref="CompleteReceive"/>
+    /// delivers the next batch (or the close); every send completes at once.
     /// </summary>
-    private sealed class BatchConnection(SlabMemoryPool pool, byte[] batch, int batches) : TransportConnection
+    private sealed class BatchConnection(SlabMemoryPool pool, byte[] batch, int batches) : TransportConnection, IValueTaskSource<int>
     {
         private static readonly IPEndPoint s_endPoint = new(IPAddress.Loopback, 0);
+        private ManualResetValueTaskSourceCore<int> _receive;
+        private Memory<byte> _buffer;
+        private bool _pending;
         private int _remainingBatches = batches;
         private int _offset;
 
@@ -159,21 +195,41 @@ public class ConnectionLoopBenchmarks
 
         public override ValueTask<int> ReceiveAsync(Memory<byte> buffer, CancellationToken ct = default)
         {
-            if (_remainingBatches == 0)
+            if (_pending)
             {
-                return new ValueTask<int>(0);
+                throw new InvalidOperationException("A receive is already pending.");
             }
 
-            int count = Math.Min(batch.Length - _offset, buffer.Length);
-            batch.AsSpan(_offset, count).CopyTo(buffer.Span);
-            _offset += count;
-            if (_offset == batch.Length)
+            _buffer = buffer;
+            _pending = true;
+            _receive.Reset();
+            return new ValueTask<int>(this, _receive.Version);
+        }
+
+        /// <summary>Completes the pending receive with the next batch, or what fits of it, or 0 once every batch was sent.</summary>
+        public void CompleteReceive()
+        {
+            if (!_pending)
             {
-                _offset = 0;
-                _remainingBatches--;
+                throw new InvalidOperationException("The connection waited for something other than a receive.");
             }
 
-            return new ValueTask<int>(count);
+            int count = 0;
+            if (_remainingBatches > 0)
+            {
+                count = Math.Min(batch.Length - _offset, _buffer.Length);
+                batch.AsSpan(_offset, count).CopyTo(_buffer.Span);
+                _offset += count;
+                if (_offset == batch.Length)
+                {
+                    _offset = 0;
+                    _remainingBatches--;
+                }
+            }
+
+            _pending = false;
+            _buffer = default;
+            _receive.SetResult(count);
         }
 
         public override ValueTask SendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct = default)
@@ -193,5 +249,12 @@ public class ConnectionLoopBenchmarks
         public override void Abort() => _remainingBatches = 0;
 
         public override ValueTask DisposeAsync() => default;
+
+        public int GetResult(short token) => _receive.GetResult(token);
+
+        public ValueTaskSourceStatus GetStatus(short token) => _receive.GetStatus(token);
+
+        public void OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags)
+            => _receive.OnCompleted(continuation, state, token, flags);
     }
 }

@@ -32,6 +32,13 @@ public static class Program
             return;
         }
 
+        if (args is ["--connection-loop-count", string countedDepth, string countedPath, string warmUp, string measured])
+        {
+            ConnectionLoopBenchmarks.RunCounted(int.Parse(countedDepth, System.Globalization.CultureInfo.InvariantCulture), countedPath,
+                int.Parse(warmUp, System.Globalization.CultureInfo.InvariantCulture), int.Parse(measured, System.Globalization.CultureInfo.InvariantCulture));
+            return;
+        }
+
         if (args is ["--dispatch"])
         {
             HeaderSetDispatchBenchmarks.RunUntilOptimized();
