@@ -37,6 +37,9 @@ public sealed class BlockChain : IBufferWriter<byte>, IDisposable
         return EnsureTail(sizeHint).WritableMemory;
     }
 
+    /// <summary>Returns the tail block's free space as a span, renting a new tail block when it has fewer than <paramref name="sizeHint"/> bytes free.</summary>
+    public Span<byte> GetWritableSpan(int sizeHint = 1) => EnsureTail(sizeHint).Writable;
+
     /// <summary>Commits <paramref name="count"/> bytes written into the memory from <see cref="GetWritableMemory"/>.</summary>
     public void Advance(int count)
     {
@@ -225,7 +228,7 @@ public sealed class BlockChain : IBufferWriter<byte>, IDisposable
     Memory<byte> IBufferWriter<byte>.GetMemory(int sizeHint) => GetWritableMemory(sizeHint);
 
     /// <inheritdoc/>
-    Span<byte> IBufferWriter<byte>.GetSpan(int sizeHint) => EnsureTail(sizeHint).Writable;
+    Span<byte> IBufferWriter<byte>.GetSpan(int sizeHint) => GetWritableSpan(sizeHint);
 
     private MemoryBlock EnsureTail(int sizeHint)
     {
