@@ -12,6 +12,8 @@ public partial class HttpResponse
     private static readonly StringValues s_close = new("close");
     private static readonly StringValues s_keepAlive = new("keep-alive");
 
+    private readonly Http1ResponseHead _head = new();
+
     internal void Reset(bool isHead, bool http10, bool keepAlive)
     {
         Headers.Clear();
@@ -105,10 +107,7 @@ public partial class HttpResponse
         try
         {
             framing = PrepareHead(final);
-            _output.Write(HttpStatusLines.Get(_statusCode));
-            BlockChainWriter writer = _output.Writer;
-            headers.CopyTo(ref writer);
-            _output.Write("\r\n\r\n"u8);
+            _head.Write(_output.Writer, _statusCode, headers);
         }
         catch
         {
