@@ -113,6 +113,41 @@ public sealed class BlockChain : IBufferWriter<byte>, IDisposable
         return new ReadOnlySequence<byte>(head, 0, tail, tail.Length);
     }
 
+    /// <summary>The buffered bytes as one span when they all lie in one block; false otherwise (or when nothing is buffered).</summary>
+    public bool TryGetSingleSpan(out ReadOnlySpan<byte> span)
+    {
+        MemoryBlock? head = _head;
+        if (head is not null && ReferenceEquals(head, _tail))
+        {
+            span = head.DataSpan;
+            return true;
+        }
+
+        span = default;
+        return false;
+    }
+
+    /// <summary>Drops every buffered byte: returns every block but the tail to the pool and rewinds the tail for the next write.</summary>
+    public void ConsumeAll()
+    {
+        MemoryBlock? block = _head;
+        MemoryBlock? tail = _tail;
+        while (block is not null && !ReferenceEquals(block, tail))
+        {
+            MemoryBlock? next = block.NextBlock;
+            _pool.Return(block);
+            block = next;
+        }
+
+        _head = tail;
+        _length = 0;
+        if (tail is not null)
+        {
+            tail.Start = 0;
+            tail.End = 0;
+        }
+    }
+
     /// <summary>Drops everything before <paramref name="consumedTo"/> (a position of the last <see cref="GetSequence"/>) and returns fully consumed head blocks to the pool.</summary>
     public void Consume(SequencePosition consumedTo)
     {

@@ -22,16 +22,17 @@ internal sealed class Http1ResponseHead
     private string?[] _values = [];
 
     /// <summary>
-    /// Writes the head of a response with <paramref name="statusCode"/> and <paramref name="headers"/>; checked and
-    /// measured first, so nothing is written when it throws.
+    /// Writes the head of a response with <paramref name="statusCode"/> and <paramref name="headers"/>, then
+    /// <paramref name="body"/> (a small body that follows the head at once, or none); checked and measured first, so
+    /// nothing is written when it throws.
     /// </summary>
     /// <exception cref="InvalidOperationException">A header cannot be written (see <see cref="ResponseHeaderCollection.CopyTo"/>).</exception>
-    public void Write(BlockChainWriter writer, int statusCode, ResponseHeaderCollection headers)
+    public void Write(BlockChainWriter writer, int statusCode, ResponseHeaderCollection headers, ReadOnlySpan<byte> body = default)
     {
         bool remembered = statusCode == _statusCode && _bytes is not null && headers.HasKnownValues(_bits, _values);
         ReadOnlySpan<byte> statusLine = HttpStatusLines.Get(statusCode);
         int start = remembered ? _length : statusLine.Length + headers.MeasureKnown();
-        Span<byte> destination = writer.GetSpan(start + headers.MeasureRest() + 4);
+        Span<byte> destination = writer.GetSpan(start + headers.MeasureRest() + 4 + body.Length);
         if (remembered)
         {
             _bytes.AsSpan(0, start).CopyTo(destination);
@@ -48,7 +49,9 @@ internal sealed class Http1ResponseHead
 
         int written = start + headers.WriteRest(destination[start..]);
         "\r\n\r\n"u8.CopyTo(destination[written..]);
-        writer.Advance(written + 4);
+        written += 4;
+        body.CopyTo(destination[written..]);
+        writer.Advance(written + body.Length);
     }
 
     private void Remember(ReadOnlySpan<byte> start, int statusCode, ResponseHeaderCollection headers)
