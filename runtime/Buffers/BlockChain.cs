@@ -127,6 +127,27 @@ public sealed class BlockChain : IBufferWriter<byte>, IDisposable
         return false;
     }
 
+    /// <summary>Drops the first <paramref name="count"/> bytes of a chain whose bytes lie in one block (see <see cref="TryGetSingleSpan"/>).</summary>
+    public void ConsumeSingle(int count)
+    {
+        MemoryBlock? head = _head;
+        if (head is null || !ReferenceEquals(head, _tail) || (uint)count > (uint)head.Length)
+        {
+            throw new ArgumentOutOfRangeException(nameof(count), "The chain does not hold that many bytes in one block.");
+        }
+
+        _length -= count;
+        if (count == head.Length)
+        {
+            // Rewound like an empty tail after Consume, so its whole page is free again.
+            head.Start = 0;
+            head.End = 0;
+            return;
+        }
+
+        head.Start += count;
+    }
+
     /// <summary>Drops every buffered byte: returns every block but the tail to the pool and rewinds the tail for the next write.</summary>
     public void ConsumeAll()
     {

@@ -365,9 +365,18 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
             return false;
         }
 
-        var reader = new SequenceReader<byte>(_input.GetSequence());
         HeaderSetBinding headerSet = _settings.HeaderSet;
         HttpLimits limits = _settings.Limits;
+        if (_phase == ParsePhase.RequestLine && _emptyLineBytes == 0 && _input.TryGetSingleSpan(out ReadOnlySpan<byte> span)
+            && headerSet.TryParseRequestHead(_request, span, limits, out int consumed))
+        {
+            // The whole head in one block, parsed in one call; anything else (a head not complete yet, across blocks, an
+            // uncommon request line) takes the path below from the head's start.
+            _input.ConsumeSingle(consumed);
+            return true;
+        }
+
+        var reader = new SequenceReader<byte>(_input.GetSequence());
         if (_phase == ParsePhase.RequestLine)
         {
             if (!headerSet.TryParseRequestLine(_request, ref reader, limits, _emptyLineBytes))
