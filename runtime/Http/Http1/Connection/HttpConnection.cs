@@ -53,6 +53,7 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
     private ConnectionCloseReason _closeReason;
     private volatile bool _receiveStopped;
     private int _emptyLineBytes;
+    private long _requestCount;
     private volatile bool _waitingForRequest;
     private volatile bool _lingering;
 
@@ -77,7 +78,8 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
 
     public long Id { get; }
 
-    public long RequestCount { get; private set; }
+    /// <summary>Requests started on this connection; other threads may read it (the server sums it over its connections).</summary>
+    public long RequestCount => Volatile.Read(ref _requestCount);
 
     public TransportConnection Transport => _transport;
 
@@ -413,8 +415,7 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
     /// <summary>Decides the body framing and resets the request state; false when the request was rejected (response written).</summary>
     private bool BeginRequest()
     {
-        RequestCount++;
-        Interlocked.Increment(ref _settings.RequestsStarted);
+        Volatile.Write(ref _requestCount, _requestCount + 1);
         KnownVersion version = _request.Version;
         bool http10 = version == KnownVersion.Http10;
         bool isHead = _request.Method == KnownMethod.Head;
