@@ -495,6 +495,22 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
             return !http10;
         }
 
+        // The common values are known values of the header set, whose one shared instance the collection hands back: the
+        // same instance is the same token, found without a scan.
+        if (connection.Count == 1)
+        {
+            string? value = connection[0];
+            if (ReferenceEquals(value, HttpConnectionTokens.KeepAlive))
+            {
+                return true;
+            }
+
+            if (ReferenceEquals(value, HttpConnectionTokens.Close))
+            {
+                return false;
+            }
+        }
+
         if (HttpConnectionTokens.ContainsClose(connection))
         {
             return false;
