@@ -54,6 +54,9 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
     private volatile bool _receiveStopped;
     private int _emptyLineBytes;
     private long _requestCount;
+
+    // The managed id of the thread the loop runs on since its last await, or 0 when not read yet.
+    private int _loopThread;
     private volatile bool _waitingForRequest;
     private volatile bool _lingering;
 
@@ -165,6 +168,7 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
             if (_output.IsOverLimit)
             {
                 await _output.FlushAsync().ConfigureAwait(false);
+                _loopThread = 0;
             }
 
             bool parsed;
@@ -204,7 +208,14 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
                 {
                     try
                     {
-                        _output.BeginHandlerCall();
+                        // The loop's thread, read once per stretch of synchronous work (it is forgotten after every await).
+                        int thread = _loopThread;
+                        if (thread == 0)
+                        {
+                            thread = _loopThread = Environment.CurrentManagedThreadId;
+                        }
+
+                        _output.BeginHandlerCall(thread);
                         ValueTask handling = _settings.Application.Handle(_context);
                         _output.EndHandlerCall();
                         if (handling.IsCompleted)
@@ -220,15 +231,18 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
                             if (_output.TakeOverHeldBytes() is { } takenOver)
                             {
                                 await WaitForTakeOverAsync(takenOver).ConfigureAwait(false);
+                                _loopThread = 0;
                             }
 
                             await handling.ConfigureAwait(false);
+                            _loopThread = 0;
 
                             // The handler finished elsewhere (a timer, the thread pool): the response is completed and
                             // sent from the connection's I/O thread, where its pool is used on the owner path.
                             if (!_transport.IsOnIoThread)
                             {
                                 await _ioThread.Return();
+                                _loopThread = 0;
                             }
                         }
                     }
@@ -244,7 +258,9 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
                     {
                         // Send the response before waiting for body bytes that nobody will read.
                         await _output.FlushAsync().ConfigureAwait(false);
+                        _loopThread = 0;
                         keepAlive = await _body.DrainAsync(_settings.MaxRequestBodyDrainSize, CancellationToken.None).ConfigureAwait(false);
+                        _loopThread = 0;
                         if (_body.Fault is { } fault)
                         {
                             // The body the application left unread was malformed: the connection closes for it.
@@ -271,6 +287,7 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
 
             // Every complete request of this read is answered: send the batch in one call.
             await _output.FlushAsync().ConfigureAwait(false);
+            _loopThread = 0;
 
             // A connection waiting for the client holds only the block it receives into.
             ReleaseIdleBlocks();
@@ -301,6 +318,7 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
             }
 
             int received = _input.EndReceive(await _input.BeginReceive(CancellationToken.None).ConfigureAwait(false));
+            _loopThread = 0;
             _waitingForRequest = false;
             if (received == 0)
             {
