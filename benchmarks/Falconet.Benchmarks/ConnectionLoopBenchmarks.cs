@@ -112,7 +112,8 @@ public class ConnectionLoopBenchmarks
     /// <summary>A server-less connection loop: settings as the server makes them, one connection at a time on this thread.</summary>
     internal sealed class ConnectionLoop
     {
-        private readonly SlabMemoryPool _pool = new("connection-loop", trackLeaks: false, SlabMemoryPool.NoOwnerThread);
+        // Owned by the thread that makes the loop and runs it, as a libuv loop owns its pool: rents and returns take the owner path.
+        private readonly SlabMemoryPool _pool = new("connection-loop", trackLeaks: false, Environment.CurrentManagedThreadId);
         private readonly HttpConnectionSettings _settings;
         private readonly byte[] _batch;
 
