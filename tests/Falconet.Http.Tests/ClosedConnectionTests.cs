@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using System.Threading.Tasks;
+using Falconet.Diagnostics;
 using Falconet.Http.Tests.Infrastructure;
 using Falconet.Server;
 using Microsoft.Extensions.Logging;

@@ -165,8 +165,8 @@ public sealed class ConnectionLifecycleTests
     {
         var logs = new RecordingLoggerFactory();
 
-        FalconetServer.ChooseDefaultTransport(libuvAvailable: false, logs.CreateLogger("test")).ShouldBe(TransportKind.Sockets);
-        FalconetServer.ChooseDefaultTransport(libuvAvailable: true, logs.CreateLogger("test")).ShouldBe(TransportKind.Libuv);
+        BuiltInTransports.ChooseDefault(libuvAvailable: false, logs.CreateLogger("test")).ShouldBe(TransportKind.Sockets);
+        BuiltInTransports.ChooseDefault(libuvAvailable: true, logs.CreateLogger("test")).ShouldBe(TransportKind.Libuv);
 
         RecordingLoggerFactory.LogEntry entry = logs.Entries.ShouldHaveSingleItem();
         entry.Level.ShouldBe(Microsoft.Extensions.Logging.LogLevel.Information);

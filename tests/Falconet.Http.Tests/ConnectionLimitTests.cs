@@ -1,6 +1,8 @@
 using System;
 using System.Linq;
+using System.Net;
 using System.Threading.Tasks;
+using Falconet.Diagnostics;
 using Falconet.Http.Tests.Infrastructure;
 using Falconet.Server;
 using Microsoft.Extensions.Logging;
@@ -74,6 +76,49 @@ public class ConnectionLimitTests : ServerTests
         (await fourth.ReadResponseAsync()).BodyText.ShouldBe("hello");
         await second.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
         (await second.ReadResponseAsync()).BodyText.ShouldBe("hello");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task TLS_handshakes_in_progress_take_places_of_the_limit_and_a_failed_one_gives_its_place_back()
+    {
+        using var metrics = new ServerMetricsRecorder();
+        var logs = new RecordingLoggerFactory();
+        await using TestServer host = await StartServerAsync(Hello, options =>
+        {
+            options.MaxConnections = 2;
+            options.LoggerFactory = logs;
+            options.Endpoints.Clear();
+            options.HttpsEndpoints.Add(new HttpsEndpoint(new IPEndPoint(IPAddress.Loopback, 0), TestCertificates.Server));
+        });
+        IPEndPoint https = host.Server.BoundHttpsEndpoints[0];
+
+        // Two clients that connect and never start their handshake hold both places.
+        using RawClient stalled = RawClient.Connect(https);
+        using RawClient stalledToo = RawClient.Connect(https);
+        for (int i = 0; i < 500 && host.Server.ConnectionCount < 2; i++)
+        {
+            await Task.Delay(10);
+        }
+
+        host.Server.ConnectionCount.ShouldBe(2);
+
+        // A third is refused before its handshake.
+        Should.Throw<Exception>(() => RawClient.ConnectTls(https).Dispose());
+        host.Server.RefusedConnectionCount.ShouldBe(1);
+        metrics.Count(ServerMetrics.RejectedConnectionsName, "connection_limit").ShouldBe(1);
+
+        // A handshake that fails gives its place back: the next client is served.
+        stalled.Dispose();
+        await TlsProbe.WaitForFailedHandshakeAsync(logs, "closed_by_peer");
+        for (int i = 0; i < 500 && host.Server.ConnectionCount > 1; i++)
+        {
+            await Task.Delay(10);
+        }
+
+        using RawClient served = RawClient.ConnectTls(https);
+        await served.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        (await served.ReadResponseAsync()).BodyText.ShouldBe("hello");
+        host.Server.ConnectionCount.ShouldBe(2);
     }
 
     [Fact]

@@ -347,6 +347,60 @@ public class HttpsTests : ServerTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task An_endpoint_that_offers_no_application_protocol_negotiates_none_and_serves_HTTP_1_1()
+    {
+        await using TestServer host = await StartServerAsync(DescribeTls, options => options.HttpsEndpoints[0].Tls.ApplicationProtocols.Clear());
+        using RawClient client = host.Connect();
+
+        client.Tls!.NegotiatedApplicationProtocol.ShouldBe(default);
+        (await GetAsync(client)).ShouldBe("Tls13  localhost -");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_client_that_offers_no_ALPN_is_served_HTTP_1_1_by_an_endpoint_that_offers_it()
+    {
+        await using TestServer host = await StartServerAsync(DescribeTls);
+        SslClientAuthenticationOptions noAlpn = TestCertificates.ClientOptions();
+        noAlpn.ApplicationProtocols = null;
+        using RawClient client = RawClient.ConnectTls(host.EndPoint, options: noAlpn);
+
+        client.Tls!.NegotiatedApplicationProtocol.ShouldBe(default);
+        (await GetAsync(client)).ShouldBe("Tls13  localhost -");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_client_that_offers_only_protocols_the_endpoint_does_not_fails_its_handshake()
+    {
+        var logs = new RecordingLoggerFactory();
+        await using TestServer host = await StartServerAsync(DescribeTls, options => options.LoggerFactory = logs);
+        SslClientAuthenticationOptions h2Only = TestCertificates.ClientOptions();
+        h2Only.ApplicationProtocols = [SslApplicationProtocol.Http2];
+
+        Should.Throw<AuthenticationException>(() => RawClient.ConnectTls(host.EndPoint, options: h2Only).Dispose());
+        await TlsProbe.WaitForFailedHandshakeAsync(logs, "protocol");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Offering_a_protocol_the_server_does_not_serve_or_one_twice_fails_the_start_naming_the_option()
+    {
+        var options = new FalconetServerOptions();
+        var tls = new TlsServerOptions { ServerCertificate = TestCertificates.Server, ApplicationProtocols = [SslApplicationProtocol.Http2] };
+        options.HttpsEndpoints.Add(new HttpsEndpoint(new IPEndPoint(IPAddress.Loopback, 0), tls));
+        await using (var server = new FalconetServer(options, DescribeTls))
+        {
+            string message = (await Should.ThrowAsync<InvalidOperationException>(() => server.StartAsync())).Message;
+            message.ShouldContain("HttpsEndpoints[0].Tls.ApplicationProtocols");
+            message.ShouldContain("'h2'");
+        }
+
+        tls.ApplicationProtocols = [SslApplicationProtocol.Http11, SslApplicationProtocol.Http11];
+        await using (var server = new FalconetServer(options, DescribeTls))
+        {
+            (await Should.ThrowAsync<InvalidOperationException>(() => server.StartAsync())).Message.ShouldContain("ApplicationProtocols lists 'http/1.1' twice");
+        }
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Certificates_load_from_PEM_files_and_from_a_password_protected_PFX()
     {
         string folder = Directory.CreateTempSubdirectory("falconet-certificates-").FullName;

@@ -4,6 +4,7 @@ using System.Collections.Generic;
 using System.Diagnostics.Metrics;
 using System.Linq;
 using System.Threading.Tasks;
+using Falconet.Diagnostics;
 using Falconet.Http.Tests.Infrastructure;
 using Falconet.Server;
 using Shouldly;

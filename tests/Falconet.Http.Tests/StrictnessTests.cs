@@ -3,6 +3,7 @@ using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Diagnostics.Metrics;
 using System.Threading.Tasks;
+using Falconet.Diagnostics;
 using Falconet.Http.Tests.Infrastructure;
 using Falconet.Server;
 using Shouldly;

@@ -262,7 +262,10 @@ public class TlsConnectionTests
             ValueTask<TransportConnection?> accept = listener.AcceptAsync();
             await socket.ConnectAsync(listener.EndPoint);
             var counting = new CountingConnection((await accept.AsTask().WaitAsync(TestTimeouts.Operation))!);
-            var server = new TlsConnection(counting, waitForRecordsFirst);
+            var server = new TlsConnection(counting);
+
+            // The capability reaches the decorator through the contract, across the counting wrapper too.
+            server.WaitsForRecordsFirst.ShouldBe(waitForRecordsFirst);
             var client = new SslStream(new NetworkStream(socket, ownsSocket: false));
             SslClientAuthenticationOptions options = TestCertificates.ClientOptions();
             options.EnabledSslProtocols = protocols;

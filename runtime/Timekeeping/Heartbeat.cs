@@ -1,7 +1,7 @@
 using System;
 using System.Threading;
 
-namespace Falconet.Server;
+namespace Falconet.Timekeeping;
 
 /// <summary>
 /// The server's one periodic timer: every tick passes the current timestamp to a callback that checks every

@@ -1,7 +1,7 @@
 using System;
 using System.Threading;
 
-namespace Falconet.Server;
+namespace Falconet.Timekeeping;
 
 /// <summary>
 /// One background thread per process that ticks once a second for every running server: it refreshes the Date header

@@ -1,4 +1,3 @@
-using System.Buffers;
 using Falconet.Buffers;
 using Falconet.Http.Http1;
 
@@ -6,14 +5,14 @@ namespace Falconet.Http;
 
 /// <summary>
 /// What a connection makes and does differently per header set: its request and response objects, and the parse of a
-/// request head with the parser specialized for the set.
+/// request head with the parser specialized for the set (one partial file per protocol: <c>HeaderSetBinding.Http1.cs</c>).
 /// </summary>
 /// <remarks>
 /// The connection calls these once per connection (the objects) or once per parse of a head (a virtual call each);
 /// inside, the parser runs generic over the set's struct, so every header it reads reaches the generated matcher
 /// through a direct call.
 /// </remarks>
-internal abstract class HeaderSetBinding
+internal abstract partial class HeaderSetBinding
 {
     /// <summary>The default schema: plain <see cref="HttpContext"/>, <see cref="RequestHeaders"/> and <see cref="ResponseHeaders"/>.</summary>
     public static HeaderSetBinding BuiltIn { get; } = new BuiltInHeaderSetBinding();
@@ -25,32 +24,12 @@ internal abstract class HeaderSetBinding
     public abstract HttpResponse CreateResponse(Http1OutputBuffer output, SlabMemoryPool pool);
 
     public abstract HttpContext CreateContext(HttpConnection connection, HttpRequest request, HttpResponse response);
-
-    /// <summary>
-    /// The parser's request line into <paramref name="request"/>; <paramref name="emptyLinesBefore"/> counts the
-    /// empty lines the connection already consumed before this line (they count toward the line limit).
-    /// </summary>
-    public abstract bool TryParseRequestLine(HttpRequest request, ref SequenceReader<byte> reader, HttpLimits limits, int emptyLinesBefore);
-
-    /// <summary><see cref="Http1Parser.TryParseHeaders"/> into the headers of <paramref name="request"/>.</summary>
-    public abstract bool TryParseHeaders(HttpRequest request, ref SequenceReader<byte> reader, HttpLimits limits, ref HeaderParseState state);
 }
 
-/// <summary>The parse of a request head, compiled by the JIT for one header set.</summary>
-internal abstract class HeaderSetBinding<THeaderSet> : HeaderSetBinding
+/// <summary>The binding of one header set: the parse of a request head, compiled by the JIT for that set.</summary>
+internal abstract partial class HeaderSetBinding<THeaderSet> : HeaderSetBinding
     where THeaderSet : struct, IHeaderSet
 {
-    public sealed override bool TryParseRequestLine(HttpRequest request, ref SequenceReader<byte> reader, HttpLimits limits, int emptyLinesBefore)
-    {
-        var handler = new Http1ParsingHandler<THeaderSet>(request, request.Headers);
-        return Http1Parser.TryParseRequestLine(ref handler, ref reader, limits, emptyLinesBefore);
-    }
-
-    public sealed override bool TryParseHeaders(HttpRequest request, ref SequenceReader<byte> reader, HttpLimits limits, ref HeaderParseState state)
-    {
-        var handler = new Http1ParsingHandler<THeaderSet>(request, request.Headers);
-        return Http1Parser.TryParseHeaders(ref handler, ref reader, limits, ref state);
-    }
 }
 
 /// <summary>The default schema's objects: what today's non-generic API hands the application.</summary>

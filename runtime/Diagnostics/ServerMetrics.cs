@@ -1,7 +1,7 @@
 using System.Collections.Generic;
 using System.Diagnostics.Metrics;
 
-namespace Falconet.Server;
+namespace Falconet.Diagnostics;
 
 /// <summary>The instruments of the <c>Falconet.Server</c> meter: what servers accepted, rejected and closed, and why.</summary>
 /// <remarks>
