@@ -246,6 +246,11 @@ def grid_section(directory, meta, name, title_column="requests_per_second", subj
     lines = [caption(meta, name, rounds_of(rows)), ""]
     keys = cells.cells()
     has_loops = any(k[3] for k in keys)
+    placements = len({k[0] for k in keys}) > 1
+
+    def scenario_label(k):
+        text = SHAPES[k[1]].label if k[1] in SHAPES else k[1]
+        return f"{k[0]}: {text}" if placements else text
 
     def cell_key(k, server):
         return (k[0], k[1], k[2], server, k[3])
@@ -267,7 +272,7 @@ def grid_section(directory, meta, name, title_column="requests_per_second", subj
         return text
 
     head = ["Scenario", "Connections"] + (["Loops"] if has_loops else []) + [label(s) for s in servers]
-    body = [[SHAPES[k[1]].label if k[1] in SHAPES else k[1], f"{k[2]:,}"] + ([k[3]] if has_loops else []) + [rps(k, s) for s in servers] for k in keys]
+    body = [[scenario_label(k), f"{k[2]:,}"] + ([k[3]] if has_loops else []) + [rps(k, s) for s in servers] for k in keys]
     lines += [f"Requests per second, median of the rounds (lowest–highest). ‡: the client's core was at least {SATURATED:.0%} busy "
               "in a round, so the client, not the server, may be the limit there. †: wrk reported errors (logs/).", ""]
     lines += table(head, body, ["---", "---:"] + (["---:"] if has_loops else []) + ["---:"] * len(servers))
@@ -282,7 +287,7 @@ def grid_section(directory, meta, name, title_column="requests_per_second", subj
                     continue
                 m = lambda c: cells.median(key, c)  # noqa: E731
                 client = m("client_busy")
-                out.append([SHAPES[k[1]].label if k[1] in SHAPES else k[1], f"{k[2]:,}" + (f" ×{k[3]}" if k[3] else ""), label(s),
+                out.append([scenario_label(k), f"{k[2]:,}" + (f" ×{k[3]}" if k[3] else ""), label(s),
                             thousands(m("requests_per_second")), fixed(m("server_user_us")), fixed(m("server_system_us")),
                             fixed(m("server_busy")), fixed(m("client_us")), percent(client) + (" ‡" if (client or 0) >= SATURATED else ""),
                             fixed(m("syscalls_per_request")), fixed(m("steal_percent"), 1),
@@ -308,7 +313,7 @@ def grid_section(directory, meta, name, title_column="requests_per_second", subj
         head = ["Scenario", "Connections"] + [label(p) for p in best["columns"]]
         body = []
         for k in keys:
-            row = [SHAPES[k[1]].label if k[1] in SHAPES else k[1], f"{k[2]:,}" + (f" ×{k[3]}" if k[3] else "")]
+            row = [scenario_label(k), f"{k[2]:,}" + (f" ×{k[3]}" if k[3] else "")]
             for column in best["columns"]:
                 peer = best["pick"](k, column)
                 if peer is None:
@@ -333,11 +338,11 @@ def grid_section(directory, meta, name, title_column="requests_per_second", subj
         lines += [f"- round {r['round']}, {label(r['server'])}, {r['scenario']}, {r['connections']} connections: {r['errors']} errors" for r in errors] + [""]
     if images is not None:
         panels = []
-        for scenario in dict.fromkeys(k[1] for k in keys):
+        for place, scenario in dict.fromkeys((k[0], k[1]) for k in keys):
             groups = []
-            for k in [k for k in keys if k[1] == scenario]:
+            for k in [k for k in keys if (k[0], k[1]) == (place, scenario)]:
                 groups.append((f"{k[2]}" + (f" x{k[3]}" if k[3] else ""), {s: cells.values(cell_key(k, s), "requests_per_second") for s in servers}))
-            panels.append((SHAPES[scenario].label if scenario in SHAPES else scenario, groups))
+            panels.append((scenario_label((place, scenario, 0, "")), groups))
         chart = images / f"load-{name}.svg"
         bar_chart(chart, "Requests per second (median; whiskers: lowest and highest round)", panels, servers, "requests/s")
         lines[2:2] = [f"![{name}: requests per second]({chart.name})", ""]
@@ -550,8 +555,22 @@ def notes_section(directory, meta):
     return lines + [""]
 
 
+def servers_section(directory, meta):
+    """The servers of the run, as servers.py describes them."""
+    names = []
+    for path in sorted(directory.glob("*.tsv")):
+        if path.name != "notes.tsv":
+            names += [r["server"] for r in rows_of(directory, path.stem) if r.get("server")]
+    names = list(dict.fromkeys(n for n in names if n in SERVERS))
+    if not names:
+        return []
+    body = [[f"`{n}`", label(n), SERVERS[n].description, ", ".join(sorted(SERVERS[n].protocols))] for n in names]
+    return table(["Name", "In the tables", "What it is", "Protocols"], body, ["---", "---", "---", "---"])
+
+
 SECTIONS = [
     ("run", lambda d, m, i: notes_section(d, m)),
+    ("servers", lambda d, m, i: servers_section(d, m)),
     ("targets", lambda d, m, i: targets_section(d, m)),
     ("throughput", lambda d, m, i: grid_section(d, m, "throughput", images=i)),
     ("latency", latency_section),
@@ -562,6 +581,7 @@ SECTIONS = [
     ("tls", lambda d, m, i: grid_section(d, m, "tls", images=i) + tls_bytes_section(d, m)),
     ("aspnetcore", lambda d, m, i: grid_section(d, m, "aspnetcore", subject_names=("aspnetcore-falconet",), images=i)),
     ("h2", lambda d, m, i: grid_section(d, m, "h2", images=i)),
+    ("variants", lambda d, m, i: grid_section(d, m, "variants", subject_names=(), images=i)),
 ]
 
 
@@ -595,7 +615,7 @@ def main(argv):
     fragments = {}
     for name, render in SECTIONS:
         lines = render(directory, meta, images)
-        if lines:
+        if lines and not lines[0].startswith("*Section"):
             fragments[name] = lines
             (directory / "md").mkdir(exist_ok=True)
             (directory / "md" / f"{name}.md").write_text("\n".join(lines) + "\n")
