@@ -12,7 +12,9 @@ import csv
 import json
 import os
 import re
+import select
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -30,7 +32,7 @@ from servers import Launch, SERVERS  # noqa: E402
 
 ROOT = registry.ROOT
 
-COLUMNS = ["section", "round", "placement", "server", "loops", "scenario", "connections", "load_percent", "target_rate",
+COLUMNS = ["section", "round", "placement", "server", "loops", "scenario", "connections", "client", "load_percent", "target_rate",
            "requests_per_second", "p50_us", "p99_us", "p999_us", "max_us", "requests", "errors", "seconds",
            "server_user_us", "server_system_us", "server_busy", "client_us", "client_busy", "syscalls_per_request",
            "steal_percent", "cpu_busy", "bytes_per_second", "allocated_bytes_per_request", "resident_before",
@@ -113,6 +115,7 @@ RECORD_ROUNDS = {"throughput": 3, "latency": 3, "scaling": 3, "churn": 3, "hands
                  "aspnetcore": 3, "h2": 3, "variants": 2}
 PAYLOAD_ROUNDS = 2  # the TLS section's response-size part
 CLOSE, CLOSE_ROUNDS = 0.10, 5
+WRK_CONNECTIONS = 1024  # the most connections a wrk run opens; loadgen's closed loop measures above
 SUBJECTS = ("falconet-libuv", "aspnetcore-falconet")  # the defaults whose ratios the pages report
 
 
@@ -201,7 +204,7 @@ class Harness:
         certificate, key = self.make_certificate() if https else (None, None)
         return Launch(port=self.port, cores=place.server_cores, loops=loops,
                       https_port=self.port + 1 if https else None, h2c_port=self.port + 2 if h2c else None,
-                      certificate=certificate, key=key, max_connections=max_connections, work=self.out,
+                      certificate=certificate, key=key, max_connections=max_connections, work=self.out, descriptors=self.descriptors,
                       payload_directory=payload_directory)
 
     def start(self, server, launch, place, tag):
@@ -217,10 +220,22 @@ class Harness:
             return f"http://127.0.0.1:{launch.h2c_port}{shape.path}"
         return f"http://127.0.0.1:{launch.port}{shape.path}"
 
+    def client_name(self, shape, connections):
+        """wrk up to WRK_CONNECTIONS; above, loadgen's closed loop, which opens its connections before the clock starts
+        (wrk opens them all at once inside its measured time, and a burst past the server's accept queue costs SYN
+        retransmissions of a second and more)."""
+        if shape.client == "wrk" and connections > WRK_CONNECTIONS and shape.protocol == "http1":
+            return "loadgen"
+        return shape.client
+
     def client(self, shape, place, connections, seconds, launch):
         url = self.url(shape, launch)
-        if shape.client == "h2load":
+        name = self.client_name(shape, connections)
+        if name == "h2load":
             return lambda: measure.h2load(place, connections, shape.depth, seconds, url, warmup=1)
+        if name == "loadgen":
+            return lambda: measure.loadgen(place, "closed", launch.port, seconds, warmup=1, connections=connections,
+                                           path=shape.path, sources=(connections - 1) // 20000 + 2, depth=shape.depth)
         return lambda: measure.wrk(place, connections, seconds, url, shape.depth)
 
     # ---- the common loop: start a server, warm it, measure cells, stop it ----------------------------------------
@@ -253,7 +268,7 @@ class Harness:
             self.warm(running, place, usable, launch)
             for shape, c in usable:
                 row = dict(section=section, round=round_number, placement=place.name, server=server.name, loops=loops,
-                           scenario=shape.name, connections=c)
+                           scenario=shape.name, connections=c, client=self.client_name(shape, c))
                 if c + 256 > self.descriptors:
                     row["note"] = f"not reached: the descriptor limit is {self.descriptors} (ulimit -n)"
                     self.record(section, row)
@@ -323,16 +338,17 @@ class Harness:
         k = (round_number - 1) % max(1, len(items))
         return items[k:] + items[:k]
 
-    def grid(self, section, place, loops_of=lambda server: [None]):
+    def grid(self, section, place, loops_of=None):
         s = self.settings(section)
         protocols = {SHAPES[name].protocol for name, _ in s["cells"]}
         chosen = self.available(s["servers"], protocols)
         rounds = self.rounds(section)
         for r in range(1, rounds + 1):
             for server in self.rotated(chosen, r):
-                for loops in loops_of(server):
+                for loops in (loops_of(server) if loops_of else [None]):
                     self.measure_cells(section, server, place, r, s["cells"], loops, count_syscalls=r == 1)
-        self.top_up(section, place, chosen, s["cells"], rounds)
+        if loops_of is None:  # the scaling runs compare a server with itself; no rounds are added there
+            self.top_up(section, place, chosen, s["cells"], rounds)
 
     def top_up(self, section, place, chosen, cells, rounds):
         """Adds rounds, up to CLOSE_ROUNDS, for each cell where a Falconet default and a peer are within CLOSE."""
@@ -566,8 +582,10 @@ class Harness:
         before = running.resident()
         argv = place.client_prefix + [str(measure.LOADGEN), "idle", "--port", str(launch.port), "--connections", str(level),
                                       "--sources", str(sources)]
-        client = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        ready = client.stdout.readline()
+        errors = self.log_path("idle", running.server.name, level, "loadgen")
+        client = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=open(errors, "w"), text=True)
+        # Opening is bounded: each connect and first answer waits at most 8 s in loadgen, the whole at most 10 minutes.
+        ready = client.stdout.readline() if select.select([client.stdout], [], [], 600)[0] else "no ready line within 600 s"
         fields = dict(p.split("=", 1) for p in ready.split() if "=" in p)
         opened = int(fields.get("connections", 0))
         time.sleep(2)  # the server finishes its work on the last connections
@@ -580,7 +598,8 @@ class Harness:
                    seconds=fields.get("seconds_to_open"))
         notes = []
         if opened < level:
-            notes.append(f"not reached: {opened} of {level} opened ({(ready + held).strip().splitlines()[-1] if (ready + held).strip() else 'no output'})")
+            why = errors.read_text().strip().splitlines() or [ready.strip() or "no output"]
+            notes.append(f"not reached: {opened} of {level} opened ({why[-1]})")
         if closed not in ("0", "?"):
             notes.append(f"{closed} closed by the server while held")
         if notes:
@@ -715,6 +734,7 @@ def machine(command):
         "gcc": version(["gcc", "-dumpfullversion"]),
         "platform_benchmarks": str(platform) if platform.exists() else "absent",
         "load_before": " ".join(Path("/proc/loadavg").read_text().split()[:3]),
+        "somaxconn": Path("/proc/sys/net/core/somaxconn").read_text().strip(),
     }
 
 
@@ -749,6 +769,8 @@ def estimate(h, sections):
 
 
 def main():
+    # A stopped run stops its server too: SystemExit unwinds through the finally blocks that stop it.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     parser = argparse.ArgumentParser(prog="benchmarks/load/run.sh", description=__doc__.split("\n\n")[0])
     parser.add_argument("--sections", nargs="+", default=None,
                         help=f"sections to run, in order [{' '.join(SECTIONS)}; also: {' '.join(OPTIONAL)}]")

@@ -9,12 +9,16 @@
 //   churn  a closed loop of N slots, each opening a connection, sending one request with "Connection: close",
 //          reading the whole response and closing; connections per second and the latency from connect() to the
 //          end of the response.
+//   closed a closed loop for throughput at high connection counts: the connections are opened first, one at a time
+//          (no burst of SYNs past the server's accept queue, which wrk's all-at-once connect causes and then counts in
+//          its run time), then each sends --depth requests in one write and the next batch once all are answered;
+//          requests per second over exactly --duration seconds after --warmup.
 //   idle   opens N keep-alive connections one after the other, one request each (so the server has set up all it
 //          keeps per connection), prints "ready ...", holds them until SIGTERM or --hold seconds, then prints how
 //          many the server had closed meanwhile.
 //
-//   loadgen MODE --port P [--host 127.0.0.1] [--path /plaintext] [--connections N] [--rate R] [--duration S]
-//                [--warmup S] [--threads T] [--sources K] [--hold S] [--histogram FILE]
+//   loadgen MODE --port P [--host 127.0.0.1] [--path /plaintext] [--connections N] [--rate R] [--depth D]
+//                [--duration S] [--warmup S] [--threads T] [--sources K] [--hold S] [--histogram FILE]
 //
 // --sources K spreads connections over the source addresses 127.0.0.1 ... 127.0.0.K (one address reaches at most
 // the ephemeral port range, about 28,000 connections, to one server port). The request is TechEmpower's (the
@@ -52,14 +56,14 @@
 #define BUFFER_SIZE 65536
 #define BUCKETS (35 * 128) // values up to 2^41 ns (about 36 minutes)
 
-enum mode { MODE_RATE, MODE_CHURN, MODE_IDLE };
+enum mode { MODE_RATE, MODE_CHURN, MODE_IDLE, MODE_CLOSED };
 
 struct options {
   enum mode mode;
   char host[64];
   int port;
   char path[256];
-  int connections, threads, sources;
+  int connections, threads, sources, depth;
   double rate, duration, warmup, hold;
   const char *histogram_file;
 };
@@ -228,6 +232,7 @@ struct connection {
   uint64_t intended; // the intended send time of the request in flight (rate) or the connect time (churn)
   uint64_t next;     // the next intended send time (rate)
   int heap_index;
+  int outstanding; // answers still to come for the batch in flight (closed)
   size_t have;
   char buffer[BUFFER_SIZE];
 };
@@ -413,6 +418,89 @@ static void rate_loop(struct worker *w) {
   }
 }
 
+// Closed loop: a batch of `depth` requests per write, the next batch when all of them are answered.
+static char *batch;
+static size_t batch_length;
+
+static int send_batch(struct connection *c) {
+  ssize_t n = send(c->fd, batch, batch_length, MSG_NOSIGNAL);
+  return n == (ssize_t)batch_length ? 0 : -1;
+}
+
+// Consumes every whole response in the buffer; returns how many, or -1 for one this client cannot frame.
+static int consume_responses(struct worker *w, struct connection *c) {
+  int count = 0;
+  size_t offset = 0;
+  for (;;) {
+    int status = 0;
+    long length = response_length(c->buffer + offset, c->have - offset, &status);
+    if (length < 0) return -1;
+    if (length == 0) break;
+    if (status < 200 || status > 299) w->bad_status++;
+    offset += (size_t)length;
+    count++;
+  }
+  if (offset > 0) {
+    memmove(c->buffer, c->buffer + offset, c->have - offset);
+    c->have -= offset;
+  }
+  return count;
+}
+
+static void closed_loop(struct worker *w) {
+  for (int i = 0; i < w->count; i++) {
+    struct connection *c = &w->connections[i];
+    if (open_blocking(w, c) < 0) {
+      w->errors++;
+      c->fd = -1;
+      continue;
+    }
+    watch(w, c, EPOLL_CTL_ADD, EPOLLIN);
+  }
+  // The clock starts once every connection is open.
+  uint64_t now = now_ns();
+  w->measure_from = now + (w->measure_from - w->start);
+  w->end = w->measure_from + (uint64_t)(options.duration * 1e9);
+  for (int i = 0; i < w->count; i++) {
+    struct connection *c = &w->connections[i];
+    if (c->fd < 0) continue;
+    if (send_batch(c) < 0) fail(w, c);
+    else c->outstanding = options.depth;
+  }
+  struct epoll_event events[512];
+  for (;;) {
+    now = now_ns();
+    if (now >= w->end || stop_requested) break;
+    uint64_t wait = w->end - now;
+    struct timespec timeout = {.tv_sec = (time_t)(wait / 1000000000u), .tv_nsec = (long)(wait % 1000000000u)};
+    int ready = epoll_pwait2(w->epoll, events, 512, &timeout, NULL);
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      die("epoll_pwait2");
+    }
+    uint64_t done = ready > 0 ? now_ns() : 0;
+    for (int i = 0; i < ready; i++) {
+      struct connection *c = events[i].data.ptr;
+      if (c->fd < 0) continue;
+      ssize_t n = read(c->fd, c->buffer + c->have, BUFFER_SIZE - c->have);
+      if (n < 0 && errno == EAGAIN) continue;
+      int got = n > 0 ? (c->have += (size_t)n, consume_responses(w, c)) : -1;
+      if (got < 0 || got > c->outstanding) {
+        fail(w, c);
+        continue;
+      }
+      c->outstanding -= got;
+      if (done >= w->measure_from && done < w->end) w->requests += (uint64_t)got;
+      if (c->outstanding == 0) {
+        if (send_batch(c) < 0) fail(w, c);
+        else c->outstanding = options.depth;
+      }
+    }
+  }
+  for (int i = 0; i < w->count; i++)
+    if (w->connections[i].fd >= 0) close(w->connections[i].fd);
+}
+
 static void churn_begin(struct worker *w, struct connection *c) {
   for (;;) {
     int fd = start_connect(c->source, 0);
@@ -489,6 +577,7 @@ static void *run_worker(void *argument) {
   w->epoll = epoll_create1(0);
   if (w->epoll < 0) die("epoll_create1");
   if (options.mode == MODE_RATE) rate_loop(w);
+  else if (options.mode == MODE_CLOSED) closed_loop(w);
   else churn_loop(w);
   close(w->epoll);
   return NULL;
@@ -552,8 +641,8 @@ static int idle_main(void) {
 // ---- main ----------------------------------------------------------------------------------------------------------
 
 static void usage(void) {
-  fprintf(stderr, "usage: loadgen rate|churn|idle --port P [--host A] [--path /p] [--connections N] [--rate R] [--duration S]\n"
-                  "               [--warmup S] [--threads T] [--sources K] [--hold S] [--histogram FILE]\n");
+  fprintf(stderr, "usage: loadgen rate|closed|churn|idle --port P [--host A] [--path /p] [--connections N] [--rate R] [--depth D]\n"
+                  "               [--duration S] [--warmup S] [--threads T] [--sources K] [--hold S] [--histogram FILE]\n");
   exit(2);
 }
 
@@ -562,6 +651,7 @@ static void parse(int argc, char **argv) {
   if (strcmp(argv[1], "rate") == 0) options.mode = MODE_RATE;
   else if (strcmp(argv[1], "churn") == 0) options.mode = MODE_CHURN;
   else if (strcmp(argv[1], "idle") == 0) options.mode = MODE_IDLE;
+  else if (strcmp(argv[1], "closed") == 0) options.mode = MODE_CLOSED;
   else usage();
   strcpy(options.host, "127.0.0.1");
   strcpy(options.path, "/plaintext");
@@ -569,6 +659,7 @@ static void parse(int argc, char **argv) {
   options.threads = 1;
   options.sources = 1;
   options.duration = 10;
+  options.depth = 1;
   for (int i = 2; i < argc; i++) {
     const char *name = argv[i];
     if (i + 1 >= argc) usage();
@@ -583,11 +674,12 @@ static void parse(int argc, char **argv) {
     else if (strcmp(name, "--threads") == 0) options.threads = atoi(value);
     else if (strcmp(name, "--sources") == 0) options.sources = atoi(value);
     else if (strcmp(name, "--hold") == 0) options.hold = atof(value);
+    else if (strcmp(name, "--depth") == 0) options.depth = atoi(value);
     else if (strcmp(name, "--histogram") == 0) options.histogram_file = value;
     else usage();
   }
   if (options.port <= 0 || options.port > 65535 || options.connections < 1 || options.threads < 1 || options.sources < 1 ||
-      options.sources > 254 || options.duration <= 0 || options.warmup < 0 || options.path[0] != '/')
+      options.sources > 254 || options.depth < 1 || options.depth > 64 || options.duration <= 0 || options.warmup < 0 || options.path[0] != '/')
     usage();
   if (options.mode == MODE_RATE && options.rate <= 0) {
     fprintf(stderr, "rate mode needs --rate\n");
@@ -605,6 +697,10 @@ int main(int argc, char **argv) {
   raise_descriptor_limit((long)options.connections + 64);
   build_request(options.mode == MODE_CHURN);
   if (options.mode == MODE_IDLE) return idle_main();
+  batch_length = request_length * (size_t)options.depth;
+  batch = malloc(batch_length);
+  if (batch == NULL) die("malloc");
+  for (int i = 0; i < options.depth; i++) memcpy(batch + (size_t)i * request_length, request, request_length);
 
   int t = options.threads;
   struct worker *workers = calloc((size_t)t, sizeof *workers);
@@ -648,7 +744,7 @@ int main(int argc, char **argv) {
   printf("mode=%s connections=%d threads=%d target_rate=%.0f requests=%llu seconds=%.3f rate=%.1f "
          "p50_us=%.1f p90_us=%.1f p99_us=%.1f p999_us=%.1f max_us=%.1f mean_us=%.1f "
          "unfinished=%llu errors=%llu non2xx=%llu reconnects=%llu connect_errors=%llu\n",
-         options.mode == MODE_RATE ? "rate" : "churn", options.connections, t, options.rate, (unsigned long long)requests,
+         options.mode == MODE_RATE ? "rate" : options.mode == MODE_CLOSED ? "closed" : "churn", options.connections, t, options.rate, (unsigned long long)requests,
          seconds, (double)requests / seconds, percentile_us(all, 50), percentile_us(all, 90), percentile_us(all, 99),
          percentile_us(all, 99.9), (double)all->max / 1000.0, all->total ? (double)all->sum / (double)all->total / 1000.0 : 0,
          (unsigned long long)unfinished, (unsigned long long)errors, (unsigned long long)bad_status,

@@ -307,9 +307,9 @@ def h2load(place, connections, streams, seconds, url, warmup=1):
     return result
 
 
-def loadgen(place, mode, port, seconds, warmup=0, connections=64, rate=None, path="/plaintext", sources=1, histogram=None):
+def loadgen(place, mode, port, seconds, warmup=0, connections=64, rate=None, path="/plaintext", sources=1, histogram=None, depth=1):
     argv = place.client_prefix + [str(LOADGEN), mode, "--port", str(port), "--path", path, "--connections", str(connections),
-                                  "--duration", str(seconds), "--warmup", str(warmup), "--sources", str(sources)]
+                                  "--duration", str(seconds), "--warmup", str(warmup), "--sources", str(sources), "--depth", str(depth)]
     if rate:
         argv += ["--rate", f"{rate:.0f}"]
     if histogram:

@@ -184,9 +184,13 @@ def bar_chart(path, title, panels, servers, ylabel, scale=1000.0, unit="k"):
     """Grouped bars with whiskers (lowest and highest round): panels is [(title, [(x label, {server: [values]})])]."""
     columns = min(len(panels), 3)
     rows = (len(panels) + columns - 1) // columns
-    legend, top = 0.12, 0.07
+    width = max(420 * columns + 40, 760)
+    per_row = max(1, min(len(servers), width // 190))  # legend entries per line
+    legend_px = 24 * ((len(servers) + per_row - 1) // per_row) + 30
+    height_px = 300 * rows + 60 + legend_px
+    legend, top = legend_px / height_px, 50 / height_px
     height = (1 - legend - top) / rows
-    script = [f"set terminal svg size {420 * columns + 40},{300 * rows + 140} dynamic font 'sans,11' background '#ffffff'",
+    script = [f"set terminal svg size {width},{height_px} dynamic font 'sans,11' background '#ffffff'",
               f"set output '{path}'", "set style data histogram", "set style histogram errorbars gap 1.5 lw 1",
               "set style fill solid 0.9 border -1", "set boxwidth 0.9", "set grid ytics lc rgb '#dddddd'", "set yrange [0:*]",
               f"set format y '%.0f{unit}'", f"set ylabel '{ylabel}'", "set key off", "set xtics nomirror", "set bars 0.5"]
@@ -208,17 +212,18 @@ def bar_chart(path, title, panels, servers, ylabel, scale=1000.0, unit="k"):
                    f"set size {1 / columns:.4f},{height:.4f}", f"set title \"{panel_title}\"",
                    "plot for [i=0:%d] '%s' using (column(2+3*i)):(column(3+3*i)):(column(4+3*i)):xtic(1) notitle" % (len(servers) - 1, data)]
     script += ["set origin 0,0", f"set size 1,{legend}", "unset border", "unset tics", "unset title", "unset grid", "unset ylabel",
-               "set yrange [0:1]", "set xrange [0:1]", f"set key center center horizontal reverse Left maxcols {min(len(servers), 4)} samplen 2",
+               "set yrange [0:1]", "set xrange [0:1]", f"set key center center horizontal reverse Left maxcols {per_row} samplen 2",
                "plot " + ", ".join(f"NaN with boxes lt {i + 1} title '{label(s)}'" for i, s in enumerate(servers)), "unset multiplot"]
     gnuplot(script, path)
 
 
 def latency_chart(path, cells, servers, meta):
-    script = [f"set terminal svg size 980,420 dynamic font 'sans,11' background '#ffffff'", f"set output '{path}'",
+    smoke = " (smoke run: meaningless)" if meta.get("quick") == "true" else ""
+    script = ["set terminal svg size 980,460 dynamic font 'sans,11' background '#ffffff'", f"set output '{path}'",
               "set grid lc rgb '#dddddd'", "set logscale y", "set xlabel 'load, % of the server''s own maximum'",
-              "set ylabel 'latency from the intended send time'", "set format y '%.0s %cs'", "set key outside right top",
-              "set xrange [20:95]", "set multiplot layout 1,2 title 'Constant-rate latency (median over rounds; "
-              + ("smoke run, meaningless" if meta.get("quick") == "true" else "") + "'"]
+              "set ylabel 'latency from the intended send time'", "set format y '%.0s %cs'", "set key below",
+              "set xrange [20:95]", "set xtics 10",
+              f"set multiplot layout 1,2 title 'Constant-rate latency, /plaintext without pipelining (median over rounds){smoke}'"]
     for column, title in (("p99_us", "p99"), ("p999_us", "p99.9")):
         plots = []
         for i, server in enumerate(servers):
@@ -269,12 +274,16 @@ def grid_section(directory, meta, name, title_column="requests_per_second", subj
             text += " ‡"
         if any((number(r, "errors") or 0) > 0 for r in cells.measured(key)):
             text += " †"
+        if any(r.get("client") == "loadgen" for r in cells.measured(key)):
+            text += " §"
         return text
 
     head = ["Scenario", "Connections"] + (["Loops"] if has_loops else []) + [label(s) for s in servers]
     body = [[scenario_label(k), f"{k[2]:,}"] + ([k[3]] if has_loops else []) + [rps(k, s) for s in servers] for k in keys]
     lines += [f"Requests per second, median of the rounds (lowest–highest). ‡: the client's core was at least {SATURATED:.0%} busy "
-              "in a round, so the client, not the server, may be the limit there. †: wrk reported errors (logs/).", ""]
+              "in a round, so the client, not the server, may be the limit there. †: the client reported errors (logs/). §: measured "
+              "with loadgen's closed loop instead of wrk (above 1,024 connections: it opens the connections before its clock "
+              "starts, where wrk opens them all at once inside its measured time); every server of a row has the same client.", ""]
     lines += table(head, body, ["---", "---:"] + (["---:"] if has_loops else []) + ["---:"] * len(servers))
 
     # What each figure cost, at the headline counts (every count in the details block below).

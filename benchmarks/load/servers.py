@@ -41,11 +41,13 @@ class Launch:
     key: Path | None = None
     max_connections: int = 4096  # the most connections one client run opens
 
+    descriptors: int = 1 << 20  # the descriptor limit the server inherits
+
     @property
     def connection_limit(self):
         """What a server must allow: two runs' worth (a client's connections may still be closing on the server when
-        the next client opens its own) and a margin."""
-        return 2 * self.max_connections + 1024
+        the next client opens its own) and a margin, within what its descriptor limit can hold."""
+        return max(self.max_connections + 64, min(2 * self.max_connections + 1024, self.descriptors - 64))
     work: Path = Path("/tmp")    # a directory for the server's own files (nginx's config)
     payload_directory: Path | None = None  # nginx: files served under /bytes/ (the TLS throughput part)
     environment: dict = field(default_factory=dict)  # added to the server's environment
@@ -230,7 +232,7 @@ def nginx_config(launch, payload_directory=None):
     {h2_directive}{locations}
   }}"""
     (work / "nginx.conf").write_text(f"""worker_processes {workers};
-worker_rlimit_nofile {connections * 2};
+worker_rlimit_nofile {launch.descriptors};
 timer_resolution 1000ms;
 daemon off;
 error_log {work}/logs/error.log error;
