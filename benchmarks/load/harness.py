@@ -400,8 +400,30 @@ class Harness:
 
     def aspnetcore(self):
         self.grid("aspnetcore", measure.placement("pinned"))
-        self.note("aspnetcore", "gRPC unary calls: not measured yet (the ASP.NET Core sample has no gRPC service; the slot is "
-                                "Harness.grpc in benchmarks/load/harness.py)")
+        self.grpc()
+
+    def grpc(self):
+        """The slot for gRPC unary calls per second on the ASP.NET Core sample (both servers, a .NET client such as
+        Grpc.Net.Client): it needs a gRPC service in samples/AspNetCore and a client project, neither of which exists
+        yet. Until then the run says so."""
+        self.note("aspnetcore", "gRPC unary calls: not measured yet (the ASP.NET Core sample has no gRPC service and there "
+                                "is no gRPC load client; the slot is Harness.grpc in benchmarks/load/harness.py)")
+
+    def starts(self, section, chosen, place, launch_of, rounds=None, tag=""):
+        """Each round, each server in turn (the order rotated each round): started with launch_of(server), handed to
+        the caller, stopped when the caller moves on. A server that does not start is said and skipped."""
+        for r in range(1, (rounds or self.rounds(section)) + 1):
+            for server in self.rotated(chosen, r):
+                launch = launch_of(server)
+                try:
+                    running = self.start(server, launch, place, f"{section}{tag}-{r}")
+                except Unavailable as reason:
+                    print(f"  {reason}", flush=True)
+                    continue
+                try:
+                    yield r, server, launch, running
+                finally:
+                    running.stop()
 
     def tls(self):
         place = measure.placement("pinned")
@@ -412,28 +434,19 @@ class Harness:
         payload.mkdir(exist_ok=True)
         for size in s["sizes"]:
             (payload / str(size)).write_bytes(os.urandom(size))
-        for r in range(1, min(self.rounds("tls"), PAYLOAD_ROUNDS) + 1):
-            for server in self.rotated(chosen, r):
-                launch = self.launch(place, https=True, payload_directory=payload)
-                try:
-                    running = self.start(server, launch, place, f"tls-bytes-{r}")
-                except Unavailable as reason:
-                    print(f"  {reason}", flush=True)
-                    continue
-                try:
-                    measure.wrk(place, 64, max(1, self.warmup // 2), f"https://127.0.0.1:{launch.https_port}/bytes/4096", latency=False)
-                    for size in s["sizes"]:
-                        for scheme, port in (("http", launch.port), ("https", launch.https_port)):
-                            url = f"{scheme}://127.0.0.1:{port}/bytes/{size}"
-                            result = measure.figure(running, place, lambda: measure.wrk(place, 64, self.duration, url, latency=False))
-                            result.pop("output", None)
-                            row = dict(section="tls-bytes", round=r, placement=place.name, server=server.name,
-                                       scenario=f"{scheme}-{size}", connections=64, seconds=self.duration, **result)
-                            self.record("tls-bytes", row)
-                            print(f"  tls-bytes r{r} {server.name:20} {scheme:5} {size:>8} B  "
-                                  f"{result['bytes_per_second'] / 1e9:.3f} GB/s  client {result['client_busy'] * 100:.0f}%", flush=True)
-                finally:
-                    running.stop()
+        rounds = min(self.rounds("tls"), PAYLOAD_ROUNDS)
+        for r, server, launch, running in self.starts("tls", chosen, place, lambda _: self.launch(place, https=True, payload_directory=payload),
+                                                       rounds, "-bytes"):
+            measure.wrk(place, 64, max(1, self.warmup // 2), f"https://127.0.0.1:{launch.https_port}/bytes/4096", latency=False)
+            for size in s["sizes"]:
+                for scheme, port in (("http", launch.port), ("https", launch.https_port)):
+                    url = f"{scheme}://127.0.0.1:{port}/bytes/{size}"
+                    result = measure.figure(running, place, lambda: measure.wrk(place, 64, self.duration, url, latency=False))
+                    result.pop("output", None)
+                    self.record("tls-bytes", dict(section="tls-bytes", round=r, placement=place.name, server=server.name,
+                                                  scenario=f"{scheme}-{size}", connections=64, client="wrk", seconds=self.duration, **result))
+                    print(f"  tls-bytes r{r} {server.name:20} {scheme:5} {size:>8} B  "
+                          f"{result['bytes_per_second'] / 1e9:.3f} GB/s  client {result['client_busy'] * 100:.0f}%", flush=True)
 
     def latency(self):
         place = measure.placement("pinned")
@@ -441,40 +454,29 @@ class Harness:
         shape, connections = SHAPES[s["shape"]], s["connections"]
         chosen = self.available(s["servers"])
         maxima = self.known_maxima(place, shape.name, connections)
-        for r in range(1, self.rounds("latency") + 1):
-            for server in self.rotated(chosen, r):
-                launch = self.launch(place, max_connections=connections)
-                try:
-                    running = self.start(server, launch, place, f"latency-{r}")
-                except Unavailable as reason:
-                    print(f"  {reason}", flush=True)
-                    continue
-                try:
-                    self.warm(running, place, [(shape, connections)], launch)
-                    if server.name not in maxima:
-                        result = measure.figure(running, place, self.client(shape, place, connections, self.duration, launch))
-                        result.pop("output", None)
-                        maxima[server.name] = result["requests_per_second"]
-                        self.record("latency", dict(section="latency", round=r, placement=place.name, server=server.name,
-                                                    scenario=shape.name, connections=connections, load_percent=100,
-                                                    seconds=self.duration, note="closed loop (wrk): the maximum", **result))
-                    for load in s["loads"]:
-                        rate = maxima[server.name] * load / 100
-                        histogram = self.log_path("latency", r, server.name, f"{load}pct", "histogram")
-                        result = measure.figure(running, place, lambda: measure.loadgen(
-                            place, "rate", launch.port, self.duration, warmup=2 if not self.quick else 1,
-                            connections=connections, rate=rate, path=shape.path, histogram=histogram))
-                        self.log_path("latency", r, server.name, f"{load}pct").write_text(result.pop("output", ""))
-                        row = dict(section="latency", round=r, placement=place.name, server=server.name, scenario=shape.name,
-                                   connections=connections, load_percent=load, target_rate=rate, seconds=self.duration, **result)
-                        if result.get("unfinished"):
-                            row["note"] = f"{result['unfinished']} requests unanswered or unsent at the end (counted with their wait)"
-                        self.record("latency", row)
-                        print(f"  latency r{r} {server.name:26} {load:3}% of {maxima[server.name]:,.0f} = {rate:,.0f}/s: "
-                              f"p50 {result['p50_us']} p99 {result['p99_us']} p99.9 {result['p999_us']} max {result['max_us']} us, "
-                              f"client {result['client_busy'] * 100:.0f}%", flush=True)
-                finally:
-                    running.stop()
+        for r, server, launch, running in self.starts("latency", chosen, place, lambda _: self.launch(place, max_connections=connections)):
+            self.warm(running, place, [(shape, connections)], launch)
+            base = dict(section="latency", round=r, placement=place.name, server=server.name, scenario=shape.name,
+                        connections=connections, seconds=self.duration)
+            if server.name not in maxima:
+                result = measure.figure(running, place, self.client(shape, place, connections, self.duration, launch))
+                result.pop("output", None)
+                maxima[server.name] = result["requests_per_second"]
+                self.record("latency", dict(base, load_percent=100, client="wrk", note="closed loop (wrk): the maximum", **result))
+            for load in s["loads"]:
+                rate = maxima[server.name] * load / 100
+                histogram = self.log_path("latency", r, server.name, f"{load}pct", "histogram")
+                result = measure.figure(running, place, lambda: measure.loadgen(
+                    place, "rate", launch.port, self.duration, warmup=1 if self.quick else 2,
+                    connections=connections, rate=rate, path=shape.path, histogram=histogram))
+                self.log_path("latency", r, server.name, f"{load}pct").write_text(result.pop("output", ""))
+                row = dict(base, load_percent=load, target_rate=rate, client="loadgen", **result)
+                if result.get("unfinished"):
+                    row["note"] = f"{result['unfinished']} requests unanswered or unsent at the end (counted with their wait)"
+                self.record("latency", row)
+                print(f"  latency r{r} {server.name:26} {load:3}% of {maxima[server.name]:,.0f} = {rate:,.0f}/s: "
+                      f"p50 {result['p50_us']} p99 {result['p99_us']} p99.9 {result['p999_us']} max {result['max_us']} us, "
+                      f"client {result['client_busy'] * 100:.0f}%", flush=True)
 
     def known_maxima(self, place, scenario, connections):
         """The throughput section's median requests/s for the same shape, placement and connection count, if it ran."""
@@ -490,91 +492,63 @@ class Harness:
         s = self.settings("churn")
         chosen = self.available(s["servers"])
         slots = s["connections"]
-        for r in range(1, self.rounds("churn") + 1):
-            for server in self.rotated(chosen, r):
-                launch = self.launch(place, max_connections=slots * 4)
-                try:
-                    running = self.start(server, launch, place, f"churn-{r}")
-                except Unavailable as reason:
-                    print(f"  {reason}", flush=True)
-                    continue
-                try:
-                    measure.loadgen(place, "churn", launch.port, max(1, self.warmup // 2), connections=slots)
-                    result = measure.figure(running, place, lambda: measure.loadgen(
-                        place, "churn", launch.port, self.duration, warmup=0, connections=slots, sources=4),
-                        self.syscalls if r == 1 else None,
-                        lambda: measure.loadgen(place, "churn", launch.port, 1 if self.quick else 2, connections=slots, sources=4),
-                        self.log_path("churn", r, server.name, "syscalls"))
-                    self.log_path("churn", r, server.name).write_text(result.pop("output", ""))
-                finally:
-                    output = running.stop()
-                row = dict(section="churn", round=r, placement=place.name, server=server.name, scenario="churn",
-                           connections=slots, seconds=self.duration, **result)
-                stats = measure.falconet_stats(output)
-                if stats:
-                    row["allocated_bytes_per_request"] = stats.get("allocated_bytes_per_request")
-                self.record("churn", row)
-                print(f"  churn r{r} {server.name:26} {result['requests_per_second']:,.0f} connections/s  "
-                      f"server {row.get('server_user_us') or 0:.1f}+{row.get('server_system_us') or 0:.1f} us/conn  "
-                      f"client {result['client_busy'] * 100:.0f}%  syscalls/conn {row.get('syscalls_per_request')}  "
-                      f"alloc/conn {row.get('allocated_bytes_per_request', '-')}", flush=True)
+        for r, server, launch, running in self.starts("churn", chosen, place, lambda _: self.launch(place, max_connections=slots * 4)):
+            measure.loadgen(place, "churn", launch.port, max(1, self.warmup // 2), connections=slots)
+            result = measure.figure(running, place, lambda: measure.loadgen(
+                place, "churn", launch.port, self.duration, warmup=0, connections=slots, sources=4),
+                self.syscalls if r == 1 else None,
+                lambda: measure.loadgen(place, "churn", launch.port, 1 if self.quick else 2, connections=slots, sources=4),
+                self.log_path("churn", r, server.name, "syscalls"))
+            self.log_path("churn", r, server.name).write_text(result.pop("output", ""))
+            row = dict(section="churn", round=r, placement=place.name, server=server.name, scenario="churn",
+                       connections=slots, client="loadgen", seconds=self.duration, **result)
+            stats = measure.falconet_stats(running.stop())
+            if stats:
+                row["allocated_bytes_per_request"] = stats.get("allocated_bytes_per_request")
+            self.record("churn", row)
+            print(f"  churn r{r} {server.name:26} {result['requests_per_second']:,.0f} connections/s  "
+                  f"server {row.get('server_user_us') or 0:.1f}+{row.get('server_system_us') or 0:.1f} us/conn  "
+                  f"client {result['client_busy'] * 100:.0f}%  syscalls/conn {row.get('syscalls_per_request')}  "
+                  f"alloc/conn {row.get('allocated_bytes_per_request', '-')}", flush=True)
 
     def handshakes(self):
         place = measure.placement("pinned")
         s = self.settings("handshakes")
         chosen = self.available(s["servers"], ("https",))
-        for r in range(1, self.rounds("handshakes") + 1):
-            for server in self.rotated(chosen, r):
-                launch = self.launch(place, https=True)
-                try:
-                    running = self.start(server, launch, place, f"handshakes-{r}")
-                except Unavailable as reason:
-                    print(f"  {reason}", flush=True)
-                    continue
-                try:
-                    for _, arguments in HANDSHAKES:  # warm-up: every handshake path once
-                        s_time(place, launch.https_port, 1, arguments, s["clients"])
-                    for kind, arguments in HANDSHAKES:
-                        reuse = "-reuse" in arguments
-                        result = measure.figure(running, place, lambda: s_time(place, launch.https_port, self.duration, arguments, s["clients"]))
-                        self.log_path("handshakes", r, server.name, kind).write_text(result.pop("output", ""))
-                        row = dict(section="handshakes", round=r, placement=place.name, server=server.name, scenario=kind,
-                                   connections=s["clients"], seconds=self.duration, **result)
-                        if reuse and (result.get("reused_percent") or 0) < 90:
-                            row["note"] = f"only {result.get('reused_percent', 0):.0f} % of the handshakes resumed a session"
-                        self.record("handshakes", row)
-                        print(f"  handshakes r{r} {server.name:24} {kind:8} {result['requests_per_second']:,.0f}/s  "
-                              f"server {(row.get('server_user_us') or 0) + (row.get('server_system_us') or 0):.0f} us each  "
-                              f"client {result['client_busy'] * 100:.0f}%  resumed {result.get('reused_percent', 0):.0f}%", flush=True)
-                finally:
-                    running.stop()
+        for r, server, launch, running in self.starts("handshakes", chosen, place, lambda _: self.launch(place, https=True)):
+            for _, arguments in HANDSHAKES:  # warm-up: every handshake path once
+                s_time(place, launch.https_port, 1, arguments, s["clients"])
+            for kind, arguments in HANDSHAKES:
+                result = measure.figure(running, place, lambda: s_time(place, launch.https_port, self.duration, arguments, s["clients"]))
+                self.log_path("handshakes", r, server.name, kind).write_text(result.pop("output", ""))
+                row = dict(section="handshakes", round=r, placement=place.name, server=server.name, scenario=kind,
+                           connections=s["clients"], client="openssl s_time", seconds=self.duration, **result)
+                if "-reuse" in arguments and (result.get("reused_percent") or 0) < 90:
+                    row["note"] = f"only {result.get('reused_percent', 0):.0f} % of the handshakes resumed a session"
+                self.record("handshakes", row)
+                print(f"  handshakes r{r} {server.name:24} {kind:14} {result['requests_per_second']:,.0f}/s  "
+                      f"server {(row.get('server_user_us') or 0) + (row.get('server_system_us') or 0):.0f} us each  "
+                      f"client {result['client_busy'] * 100:.0f}%  resumed {result.get('reused_percent', 0):.0f}%", flush=True)
 
     def idle(self):
         place = measure.placement("pinned")
         s = self.settings("idle")
         chosen = self.available(s["servers"])
-        for r in range(1, self.rounds("idle") + 1):
-            for server in self.rotated(chosen, r):
-                for level in s["levels"]:
-                    row = dict(section="idle", round=r, placement=place.name, server=server.name, scenario="idle", connections=level)
-                    if level + 1024 > self.descriptors:
-                        row["note"] = f"not reached: the descriptor limit is {self.descriptors} (ulimit -n)"
-                        self.record("idle", row)
-                        continue
-                    launch = self.launch(place, max_connections=level + 64)
-                    try:
-                        running = self.start(server, launch, place, f"idle-{r}-{level}")
-                    except Unavailable as reason:
-                        print(f"  {reason}", flush=True)
-                        continue
-                    try:
-                        row.update(self.hold_idle(running, place, launch, level, s["sources"]))
-                    finally:
-                        running.stop()
-                    self.record("idle", row)
-                    print(f"  idle r{r} {server.name:26} {row.get('opened')}/{level} connections: resident "
-                          f"{row.get('resident_before', 0) / 2**20:.1f} -> {row.get('resident_after', 0) / 2**20:.1f} MiB, "
-                          f"{row.get('resident_per_connection', 0):,.0f} B per connection {row.get('note', '')}", flush=True)
+        for level in s["levels"]:
+            if level + 1024 > self.descriptors:
+                for server in chosen:
+                    self.record("idle", dict(section="idle", round=1, placement=place.name, server=server.name, scenario="idle",
+                                             connections=level, note=f"not reached: the descriptor limit is {self.descriptors} (ulimit -n)"))
+                continue
+            for r, server, launch, running in self.starts("idle", chosen, place, lambda _: self.launch(place, max_connections=level + 64),
+                                                           tag=f"-{level}"):
+                row = dict(section="idle", round=r, placement=place.name, server=server.name, scenario="idle",
+                           connections=level, client="loadgen")
+                row.update(self.hold_idle(running, place, launch, level, s["sources"]))
+                self.record("idle", row)
+                print(f"  idle r{r} {server.name:26} {row.get('opened')}/{level} connections: resident "
+                      f"{row.get('resident_before', 0) / 2**20:.1f} -> {row.get('resident_after', 0) / 2**20:.1f} MiB, "
+                      f"{row.get('resident_per_connection') or 0:,.0f} B per connection {row.get('note', '')}", flush=True)
 
     def hold_idle(self, running, place, launch, level, sources):
         measure.wrk(place, 64, max(1, self.warmup // 2), f"http://127.0.0.1:{launch.port}/plaintext", latency=False)

@@ -316,6 +316,16 @@ static void fail(struct worker *w, struct connection *c) {
   c->fd = -1;
 }
 
+// Waits for events until `until` (monotonic ns) at the latest; 0 on a timeout or a signal.
+static int wait_events(struct worker *w, struct epoll_event *events, int capacity, uint64_t until) {
+  uint64_t now = now_ns();
+  uint64_t wait = until > now ? until - now : 0;
+  struct timespec timeout = {.tv_sec = (time_t)(wait / 1000000000u), .tv_nsec = (long)(wait % 1000000000u)};
+  int ready = epoll_pwait2(w->epoll, events, capacity, &timeout, NULL);
+  if (ready < 0 && errno != EINTR) die("epoll_pwait2");
+  return ready < 0 ? 0 : ready;
+}
+
 static int send_request(struct connection *c) {
   // A request of a few hundred bytes goes out whole on a connected socket with an empty send buffer.
   ssize_t n = send(c->fd, request, request_length, MSG_NOSIGNAL);
@@ -364,13 +374,7 @@ static void rate_loop(struct worker *w) {
       c->state = WAITING;
     }
     uint64_t until = w->heap_size > 0 && w->heap[0]->next < w->end ? w->heap[0]->next : w->end;
-    uint64_t wait = until > now ? until - now : 0;
-    struct timespec timeout = {.tv_sec = (time_t)(wait / 1000000000u), .tv_nsec = (long)(wait % 1000000000u)};
-    int ready = epoll_pwait2(w->epoll, events, 512, &timeout, NULL);
-    if (ready < 0) {
-      if (errno == EINTR) continue;
-      die("epoll_pwait2");
-    }
+    int ready = wait_events(w, events, 512, until);
     uint64_t done = ready > 0 ? now_ns() : 0;
     for (int i = 0; i < ready; i++) {
       struct connection *c = events[i].data.ptr;
@@ -471,13 +475,7 @@ static void closed_loop(struct worker *w) {
   for (;;) {
     now = now_ns();
     if (now >= w->end || stop_requested) break;
-    uint64_t wait = w->end - now;
-    struct timespec timeout = {.tv_sec = (time_t)(wait / 1000000000u), .tv_nsec = (long)(wait % 1000000000u)};
-    int ready = epoll_pwait2(w->epoll, events, 512, &timeout, NULL);
-    if (ready < 0) {
-      if (errno == EINTR) continue;
-      die("epoll_pwait2");
-    }
+    int ready = wait_events(w, events, 512, w->end);
     uint64_t done = ready > 0 ? now_ns() : 0;
     for (int i = 0; i < ready; i++) {
       struct connection *c = events[i].data.ptr;
@@ -527,13 +525,7 @@ static void churn_loop(struct worker *w) {
   for (;;) {
     uint64_t now = now_ns();
     if (now >= w->end || stop_requested) break;
-    uint64_t wait = w->end - now;
-    struct timespec timeout = {.tv_sec = (time_t)(wait / 1000000000u), .tv_nsec = (long)(wait % 1000000000u)};
-    int ready = epoll_pwait2(w->epoll, events, 512, &timeout, NULL);
-    if (ready < 0) {
-      if (errno == EINTR) continue;
-      die("epoll_pwait2");
-    }
+    int ready = wait_events(w, events, 512, w->end);
     for (int i = 0; i < ready; i++) {
       struct connection *c = events[i].data.ptr;
       if (c->state == CONNECTING) {
