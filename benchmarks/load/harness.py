@@ -297,6 +297,8 @@ class Harness:
                     row["note"] = "the server exited during the run"
                 self.record(section, row)
                 self.progress(section, round_number, place, server, shape, c, row, loops)
+                if c > WRK_CONNECTIONS:
+                    settle(running)
         finally:
             output = running.stop()
         stats = measure.falconet_stats(output)
@@ -655,6 +657,17 @@ def s_time(place, port, seconds, arguments, clients):
     return {"output": "\n----\n".join(outputs), "requests": count, "requests_per_second": count / seconds if seconds else 0,
             "wall": wall, "client_user": user, "client_system": system,
             "reused_percent": 100 * reused / count if count else 0, "errors": 0 if count else 1}
+
+
+def settle(running, idle=0.05, limit=15.0):
+    """Waits until the server is idle again (under `idle` of a core over half a second, at most `limit` seconds): after
+    thousands of connections close, a server may still be tearing them down when the next figure starts."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and running.alive():
+        before = sum(running.cpu())
+        time.sleep(0.5)
+        if (sum(running.cpu()) - before) / measure.HZ / 0.5 < idle:
+            return
 
 
 def read_rows(path):
