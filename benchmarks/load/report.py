@@ -242,13 +242,20 @@ def latency_chart(path, cells, servers, meta):
 
 # ---- sections -------------------------------------------------------------------------------------------------
 
-def grid_section(directory, meta, name, title_column="requests_per_second", subject_names=("falconet-libuv",), images=None):
+def opening(directory, meta, name):
+    """A section's rows, indexed, its servers and its caption; or the line that says it did not run."""
     rows = rows_of(directory, name)
     if not rows:
-        return [f"*Section `{name}` did not run.*", ""]
+        return None, [f"*Section `{name}` did not run.*", ""]
     cells = Cells(rows)
-    servers = cells.servers()
-    lines = [caption(meta, name, rounds_of(rows)), ""]
+    return (rows, cells, cells.servers()), [caption(meta, name, rounds_of(rows)), ""]
+
+
+def grid_section(directory, meta, name, subject_names=("falconet-libuv",), images=None):
+    opened, lines = opening(directory, meta, name)
+    if opened is None:
+        return lines
+    rows, cells, servers = opened
     keys = cells.cells()
     has_loops = any(k[3] for k in keys)
     placements = len({k[0] for k in keys}) > 1
@@ -375,12 +382,10 @@ def best_modes(cells, keys, peers):
 
 
 def latency_section(directory, meta, images):
-    rows = rows_of(directory, "latency")
-    if not rows:
-        return ["*Section `latency` did not run.*", ""]
-    cells = Cells(rows)
-    servers = cells.servers()
-    lines = [caption(meta, "latency", rounds_of(rows)), ""]
+    opened, lines = opening(directory, meta, "latency")
+    if opened is None:
+        return lines
+    rows, cells, servers = opened
     chart = images / "load-latency.svg"
     latency_chart(chart, cells, servers, meta)
     lines += [f"![Constant-rate latency]({chart.name})", ""]
@@ -405,12 +410,10 @@ def latency_section(directory, meta, images):
 
 
 def simple_rows_section(directory, meta, name, images):
-    rows = rows_of(directory, name)
-    if not rows:
-        return [f"*Section `{name}` did not run.*", ""]
-    cells = Cells(rows)
-    servers = cells.servers()
-    lines = [caption(meta, name, rounds_of(rows)), ""]
+    opened, lines = opening(directory, meta, name)
+    if opened is None:
+        return lines
+    rows, cells, servers = opened
     if name == "churn":
         body = []
         for s in servers:

@@ -23,7 +23,7 @@
 # artifacts/peers/PlatformBenchmarks/PlatformBenchmarks.dll; without it its rows say it was skipped.
 #
 # Figures of record (about 2 hours on 2 cores): benchmarks/publish.sh
-# Smoke run of every section (about 15 minutes):  benchmarks/load/run.sh --quick
+# Smoke run of every section (about 9 minutes after the build):  benchmarks/load/run.sh --quick
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source benchmarks/load/common.sh
