@@ -153,6 +153,7 @@ public partial class FalconetServer : IAsyncDisposable
             AllowConnect = options.AllowConnect,
             MinRequestBodyDataRate = options.MinRequestBodyDataRate?.ToLimit(options.TimeProvider) ?? default,
             MinResponseDataRate = options.MinResponseDataRate?.ToLimit(options.TimeProvider) ?? default,
+            DrainIdleTimeout = HttpConnectionSettings.ToTimestampTicks(options.DrainIdleTimeout, options.TimeProvider),
         };
         DateHeaderValues.Acquire();
         try

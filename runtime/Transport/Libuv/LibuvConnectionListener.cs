@@ -16,7 +16,8 @@ namespace Falconet.Transport.Libuv;
 /// </summary>
 /// <remarks>
 /// Accepted connections are made on their loop and queued for <see cref="AcceptAsync"/>; the server then schedules
-/// each back onto its loop, where it stays. A connection still queued when the listener is unbound is reset.
+/// each back onto its loop, where it stays. Connections still queued when the listener is unbound are handed out all the
+/// same; one never taken is reset when the listener is disposed.
 /// </remarks>
 internal sealed class LibuvConnectionListener : IConnectionListener
 {
@@ -115,6 +116,10 @@ internal sealed class LibuvConnectionListener : IConnectionListener
         }
     }
 
+    /// <summary>
+    /// Closes the listening handles; connections the loops accepted before are still handed out by <see cref="AcceptAsync"/>
+    /// (their clients connected and may have sent a request), then it returns null.
+    /// </summary>
     public async ValueTask UnbindAsync()
     {
         if (Interlocked.Exchange(ref _unbound, 1) != 0)
@@ -128,16 +133,19 @@ internal sealed class LibuvConnectionListener : IConnectionListener
         }
 
         _accepted.Writer.TryComplete();
+    }
 
-        // Accepted but never handed out: nobody else will close them.
+    public async ValueTask DisposeAsync()
+    {
+        await UnbindAsync().ConfigureAwait(false);
+
+        // Accepted but never taken: nobody else will close them.
         while (_accepted.Reader.TryRead(out LibuvConnection? connection))
         {
             connection.Abort();
             await connection.DisposeAsync().ConfigureAwait(false);
         }
     }
-
-    public ValueTask DisposeAsync() => UnbindAsync();
 
     /// <summary>The loop the next connection goes to (<see cref="LibuvDistribution.Handoff"/>).</summary>
     internal LibuvLoop NextLoop()

@@ -35,6 +35,9 @@ internal sealed class TestServer : IAsyncDisposable
             IoThreadCount = 2,
             TrackPoolLeaks = trackLeaks,
             ShutdownTimeout = TimeSpan.FromSeconds(5),
+
+            // Idle connections close at once when a test's server stops (the drain's grace has tests of its own).
+            DrainIdleTimeout = TimeSpan.Zero,
         };
         options.Endpoints.Add(new IPEndPoint(IPAddress.Loopback, 0));
         configure?.Invoke(options);
