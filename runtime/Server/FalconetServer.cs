@@ -188,7 +188,7 @@ public partial class FalconetServer : IAsyncDisposable
                     _boundEndpoints.Add(bound);
                 }
 
-                ServerLog.Listening(_logger, listener.EndPoint, Describe(endpoint));
+                ServerLog.Listening(_logger, _listeningOn[^1], Describe(endpoint));
             }
 
             foreach (HttpsEndpoint https in options.HttpsEndpoints)
@@ -199,7 +199,7 @@ public partial class FalconetServer : IAsyncDisposable
                     _boundHttpsEndpoints.Add(bound);
                 }
 
-                TlsLog.ListeningHttps(_logger, listener.EndPoint, Describe(https.EndPoint));
+                TlsLog.ListeningHttps(_logger, _listeningOn[^1], Describe(https.EndPoint));
             }
         }
         catch
@@ -266,10 +266,10 @@ public partial class FalconetServer : IAsyncDisposable
             factory = new TlsTransportFactory(factory, tls, context);
         }
 
-        UnixSocketFile? file = listenOn is UnixDomainSocketEndPoint unix ? UnixSocketFile.Prepare(unix) : null;
-        IConnectionListener listener = await factory.BindAsync(listenOn, cancellationToken).ConfigureAwait(false);
+        UnixSocketFile? file = listenOn is UnixDomainSocketEndPoint unix ? UnixSocketFile.Prepare(unix, takeOver: options.ReusePort) : null;
+        IConnectionListener listener = await factory.BindAsync(file?.BindTo ?? listenOn, cancellationToken).ConfigureAwait(false);
         _listeners.Add(listener);
-        _listeningOn.Add(listener.EndPoint);
+        _listeningOn.Add(file?.EndPoint ?? listener.EndPoint);
         if (file is not null)
         {
             _unixSocketFiles.Add(file);

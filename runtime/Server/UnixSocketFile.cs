@@ -7,8 +7,10 @@ namespace Falconet.Server;
 
 /// <summary>
 /// The file of a Unix domain socket endpoint: a stale one left by a process that ended without removing it is removed before
-/// binding, a path that is not a socket (or a socket someone listens on) fails the start, and at stop the file is removed only
-/// while it is still the one this server bound (a newer process may have taken the path over).
+/// binding, a path that is not a socket fails the start, and so does one another process listens on, unless the server takes
+/// it over (<see cref="FalconetServerOptions.ReusePort"/>): it then binds a new socket beside it and renames it over the path,
+/// atomically, so that new connections reach the new process while the old one drains. At stop the file is removed only while
+/// it is still the one this server bound (a newer process may have taken the path over).
 /// </summary>
 internal sealed unsafe partial class UnixSocketFile
 {
@@ -20,21 +22,29 @@ internal sealed unsafe partial class UnixSocketFile
     private const int TypeSocket = 0xC000;
 
     private readonly string _path;
+    private readonly string? _takeOverFrom;
     private ulong _inode;
 
-    private UnixSocketFile(string path)
+    private UnixSocketFile(UnixDomainSocketEndPoint endpoint, string path, string? bindPath)
     {
+        EndPoint = endpoint;
         _path = path;
+        _takeOverFrom = bindPath;
+        BindTo = bindPath is null ? endpoint : new UnixDomainSocketEndPoint(bindPath);
     }
 
-    /// <summary>The path of the socket file.</summary>
-    public string Path => _path;
+    /// <summary>The endpoint as configured.</summary>
+    public UnixDomainSocketEndPoint EndPoint { get; }
+
+    /// <summary>What to bind: the path itself, or a new path beside it that is renamed over it once listening (a take-over).</summary>
+    public UnixDomainSocketEndPoint BindTo { get; }
 
     /// <summary>
-    /// Makes the path ready to bind: removes a socket file nobody listens on. Null for an abstract socket (no file).
+    /// Makes the path ready to bind: removes a socket file nobody listens on; with <paramref name="takeOver"/> a socket someone
+    /// listens on is replaced once this server listens. Null for an abstract socket (no file).
     /// </summary>
-    /// <exception cref="InvalidOperationException">The path is not a socket, or a process listens on it; the message names the path.</exception>
-    public static UnixSocketFile? Prepare(UnixDomainSocketEndPoint endpoint)
+    /// <exception cref="InvalidOperationException">The path is not a socket, or a process listens on it and <paramref name="takeOver"/> is false; the message names the path.</exception>
+    public static UnixSocketFile? Prepare(UnixDomainSocketEndPoint endpoint, bool takeOver)
     {
         string path = endpoint.ToString();
         if (path.Length == 0 || path[0] is '\0' or '@')
@@ -51,22 +61,40 @@ internal sealed unsafe partial class UnixSocketFile
 
             if (SomeoneListens(endpoint))
             {
-                throw new InvalidOperationException($"Another process listens on the Unix socket '{path}'.");
+                if (!takeOver)
+                {
+                    throw new InvalidOperationException(
+                        $"Another process listens on the Unix socket '{path}' (set ReusePort to take the path over from it, as in a restart).");
+                }
+
+                string beside = $"{path}.{Environment.ProcessId}.new";
+                File.Delete(beside);
+                return new UnixSocketFile(endpoint, path, beside);
             }
 
             // Left by a process that ended without removing it (a crash, a kill -9).
             File.Delete(path);
         }
 
-        return new UnixSocketFile(path);
+        return new UnixSocketFile(endpoint, path, bindPath: null);
     }
 
-    /// <summary>After the bind: sets <paramref name="permissions"/> (when given) and remembers which file this server made.</summary>
+    /// <summary>
+    /// After the bind: sets <paramref name="permissions"/> (when given) before any client can reach the socket, moves a
+    /// take-over's socket onto the path, and remembers which file this server made.
+    /// </summary>
     public void Bound(UnixFileMode? permissions)
     {
+        string bound = _takeOverFrom ?? _path;
         if (permissions is { } mode && !OperatingSystem.IsWindows())
         {
-            File.SetUnixFileMode(_path, mode);
+            File.SetUnixFileMode(bound, mode);
+        }
+
+        if (_takeOverFrom is not null)
+        {
+            // rename(2) replaces the old socket's file atomically: every connect from now on reaches this server.
+            File.Move(_takeOverFrom, _path, overwrite: true);
         }
 
         Stat(_path, out _, out _inode);

@@ -50,5 +50,20 @@ internal sealed class SampleBackend : IDisposable
         await _process.WaitUntilListeningAsync();
     }
 
+    /// <summary>
+    /// Starts the same command again beside the running process (it takes its Unix socket path over, or shares its port with
+    /// SO_REUSEPORT: the arguments must ask for --reuseport), then SIGTERM to the old one, as a start-then-stop restart does.
+    /// </summary>
+    public async Task ReplaceAsync()
+    {
+        SampleProcess next = SampleProcess.Start(descriptorLimit: null, _arguments.ToArray());
+        await next.WaitUntilListeningAsync();
+        (int exitCode, string output, string errors) = await _process.TerminateAsync();
+        Stops.Add($"exit {exitCode}: {output.Trim()} {errors.Trim()}");
+        _process.Dispose();
+        _process = next;
+        exitCode.ShouldBe(0, errors);
+    }
+
     public void Dispose() => _process.Dispose();
 }
