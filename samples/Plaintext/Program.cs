@@ -18,7 +18,7 @@ internal static class Program
 {
     private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--libuv-distribution reuseport|handoff] [--max-connections N] [--stats]"
         + " [--https-port N (--https-cert cert.pem --https-key key.pem | --https-pfx file.pfx [--https-password P])]"
-        + " [--unix-socket PATH] [--proxy-protocol [--trusted-proxy CIDR]...] [--reuseport] [--drain-delay SECONDS] [--shutdown-timeout SECONDS]";
+        + " [--unix-socket PATH] [--proxy-protocol [--trusted-proxy CIDR]...] [--reuseport] [--drain-delay SECONDS] [--drain-idle-timeout SECONDS] [--shutdown-timeout SECONDS]";
 
     public static async Task<int> Main(string[] args)
     {
@@ -41,6 +41,11 @@ internal static class Program
             ReusePort = arguments.ReusePort,
             DrainDelay = arguments.DrainDelay ?? TimeSpan.Zero,
         };
+        if (arguments.DrainIdleTimeout is { } drainIdleTimeout)
+        {
+            options.DrainIdleTimeout = drainIdleTimeout;
+        }
+
         if (arguments.ShutdownTimeout is { } shutdownTimeout)
         {
             options.ShutdownTimeout = shutdownTimeout;

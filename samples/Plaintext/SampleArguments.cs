@@ -12,7 +12,7 @@ namespace Falconet.Samples.Plaintext;
 /// --libuv-distribution reuseport|handoff, --max-connections N, --stats,
 /// and HTTPS with --https-port N plus either --https-cert FILE --https-key FILE (PEM) or --https-pfx FILE [--https-password P];
 /// deployment: --unix-socket PATH, --proxy-protocol [--trusted-proxy CIDR]..., --reuseport, --drain-delay SECONDS,
-/// --shutdown-timeout SECONDS; an option left out takes the server's default.
+/// --drain-idle-timeout SECONDS, --shutdown-timeout SECONDS; an option left out takes the server's default.
 /// </summary>
 internal sealed class SampleArguments
 {
@@ -53,6 +53,8 @@ internal sealed class SampleArguments
     public TimeSpan? DrainDelay { get; private set; }
 
     public TimeSpan? ShutdownTimeout { get; private set; }
+
+    public TimeSpan? DrainIdleTimeout { get; private set; }
 
     public static bool TryParse(string[] args, [NotNullWhen(true)] out SampleArguments? parsed, [NotNullWhen(false)] out string? error)
     {
@@ -177,7 +179,7 @@ internal sealed class SampleArguments
                 case "--reuseport":
                     result.ReusePort = true;
                     break;
-                case "--drain-delay" or "--shutdown-timeout":
+                case "--drain-delay" or "--shutdown-timeout" or "--drain-idle-timeout":
                     string timeOption = args[i];
                     if (i + 1 >= args.Length || !double.TryParse(args[++i], NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out double seconds))
                     {
@@ -188,6 +190,10 @@ internal sealed class SampleArguments
                     if (timeOption == "--drain-delay")
                     {
                         result.DrainDelay = TimeSpan.FromSeconds(seconds);
+                    }
+                    else if (timeOption == "--drain-idle-timeout")
+                    {
+                        result.DrainIdleTimeout = TimeSpan.FromSeconds(seconds);
                     }
                     else
                     {
