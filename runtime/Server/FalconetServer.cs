@@ -66,6 +66,7 @@ public partial class FalconetServer : IAsyncDisposable
     private long _refusedByTransportBefore;
     private int _state;
     private volatile bool _draining;
+    private int _drainingNotified;
     private volatile bool _started;
 
     /// <summary>Creates a server that calls <paramref name="application"/> for every request.</summary>
@@ -240,6 +241,29 @@ public partial class FalconetServer : IAsyncDisposable
                 return Task.CompletedTask;
             }
 
+            if (_stopTask is not null)
+            {
+                return _stopTask;
+            }
+
+            // Unready at once, before the caller goes on: a readiness probe answered from now on says so.
+            _draining = true;
+        }
+
+        if (Interlocked.Exchange(ref _drainingNotified, 1) == 0)
+        {
+            try
+            {
+                _running?.Draining?.Invoke();
+            }
+            catch (Exception exception)
+            {
+                ServerLog.DrainingCallbackFailed(_logger, exception);
+            }
+        }
+
+        lock (_gate)
+        {
             _stopTask ??= Task.Run(() => StopCoreAsync(cancellationToken), CancellationToken.None);
             return _stopTask;
         }
@@ -412,23 +436,14 @@ public partial class FalconetServer : IAsyncDisposable
     }
 
     /// <summary>
-    /// The first step of a stop: turns unready (<see cref="IsReady"/>, <see cref="FalconetServerOptions.Draining"/>), then goes
-    /// on serving as usual for <see cref="FalconetServerOptions.DrainDelay"/>, so that load balancers stop sending before any
+    /// The first step of a stop, once <see cref="StopAsync"/> turned the server unready (<see cref="IsReady"/>,
+    /// <see cref="FalconetServerOptions.Draining"/>): goes on serving as usual for <see cref="FalconetServerOptions.DrainDelay"/>, so that load balancers stop sending before any
     /// connection is closed. The token ends the delay early.
     /// </summary>
     private async Task DrainAsync(TimeProvider clock, CancellationToken cancellationToken)
     {
-        _draining = true;
         TimeSpan delay = _running?.DrainDelay ?? TimeSpan.Zero;
         ServerLog.Draining(_logger, delay.TotalSeconds);
-        try
-        {
-            _running?.Draining?.Invoke();
-        }
-        catch (Exception exception)
-        {
-            ServerLog.DrainingCallbackFailed(_logger, exception);
-        }
 
         if (delay > TimeSpan.Zero && _started)
         {
