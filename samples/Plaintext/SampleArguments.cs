@@ -39,6 +39,7 @@ internal sealed class SampleArguments
 
     public int? MaxConnections { get; private set; }
 
+<<<<<<< HEAD
     /// <summary>A Unix domain socket to listen on besides the TCP port.</summary>
     public string? UnixSocket { get; private set; }
 
@@ -55,6 +56,10 @@ internal sealed class SampleArguments
     public TimeSpan? ShutdownTimeout { get; private set; }
 
     public TimeSpan? DrainIdleTimeout { get; private set; }
+=======
+    /// <summary>The number of I/O threads (libuv loops, or the sockets transport's I/O threads), or null for one per processor.</summary>
+    public int? IoThreads { get; private set; }
+>>>>>>> main
 
     public static bool TryParse(string[] args, [NotNullWhen(true)] out SampleArguments? parsed, [NotNullWhen(false)] out string? error)
     {
@@ -209,6 +214,15 @@ internal sealed class SampleArguments
                     }
 
                     result.MaxConnections = max;
+                    break;
+                case "--io-threads":
+                    if (i + 1 >= args.Length || !int.TryParse(args[++i], NumberStyles.None, CultureInfo.InvariantCulture, out int ioThreads) || ioThreads < 1)
+                    {
+                        error = "--io-threads needs a positive number.";
+                        return false;
+                    }
+
+                    result.IoThreads = ioThreads;
                     break;
                 case "-h" or "--help":
                     error = "Falconet TechEmpower sample.";
