@@ -16,14 +16,9 @@ namespace Falconet.Samples.Plaintext;
 /// <summary>Runs the TechEmpower sample until Ctrl+C (SIGINT) or SIGTERM, then stops gracefully.</summary>
 internal static class Program
 {
-<<<<<<< HEAD
-    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--libuv-distribution reuseport|handoff] [--max-connections N] [--stats]"
+    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--libuv-distribution reuseport|handoff] [--max-connections N] [--io-threads N] [--stats]"
         + " [--https-port N (--https-cert cert.pem --https-key key.pem | --https-pfx file.pfx [--https-password P])]"
         + " [--unix-socket PATH] [--proxy-protocol [--trusted-proxy CIDR]...] [--reuseport] [--drain-delay SECONDS] [--drain-idle-timeout SECONDS] [--shutdown-timeout SECONDS]";
-=======
-    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--libuv-distribution reuseport|handoff] [--max-connections N] [--io-threads N] [--stats]"
-        + " [--https-port N (--https-cert cert.pem --https-key key.pem | --https-pfx file.pfx [--https-password P])]";
->>>>>>> main
 
     public static async Task<int> Main(string[] args)
     {
@@ -39,7 +34,6 @@ internal static class Program
             return 2;
         }
 
-<<<<<<< HEAD
         var options = new FalconetServerOptions
         {
             Scheduling = arguments.Scheduling,
@@ -57,13 +51,11 @@ internal static class Program
             options.ShutdownTimeout = shutdownTimeout;
         }
 
-=======
-        var options = new FalconetServerOptions { Scheduling = arguments.Scheduling, MaxConnections = arguments.MaxConnections };
         if (arguments.IoThreads is int ioThreads)
         {
             options.IoThreadCount = ioThreads;
         }
->>>>>>> main
+
         if (arguments.Transport is { } transport)
         {
             options.Transport = transport;

@@ -39,7 +39,6 @@ internal sealed class SampleArguments
 
     public int? MaxConnections { get; private set; }
 
-<<<<<<< HEAD
     /// <summary>A Unix domain socket to listen on besides the TCP port.</summary>
     public string? UnixSocket { get; private set; }
 
@@ -56,10 +55,9 @@ internal sealed class SampleArguments
     public TimeSpan? ShutdownTimeout { get; private set; }
 
     public TimeSpan? DrainIdleTimeout { get; private set; }
-=======
+
     /// <summary>The number of I/O threads (libuv loops, or the sockets transport's I/O threads), or null for one per processor.</summary>
     public int? IoThreads { get; private set; }
->>>>>>> main
 
     public static bool TryParse(string[] args, [NotNullWhen(true)] out SampleArguments? parsed, [NotNullWhen(false)] out string? error)
     {

@@ -7,6 +7,7 @@ using System.Text;
 using Falconet.Transport.Proxy;
 using Shouldly;
 using Xunit;
+using static Falconet.Http.Tests.Proxy.ProxyHeaders;
 
 namespace Falconet.Http.Tests.Proxy;
 
@@ -258,29 +259,7 @@ public sealed class ProxyHeaderParserTests
         }
     }
 
-    private static byte[] V2(byte versionCommand, byte familyTransport, byte[] addresses, byte[] tlvs)
-    {
-        byte[] header = [0x0D, 0x0A, 0x0D, 0x0A, 0x00, 0x0D, 0x0A, 0x51, 0x55, 0x49, 0x54, 0x0A, versionCommand, familyTransport, 0, 0, .. addresses, .. tlvs];
-        BinaryPrimitives.WriteUInt16BigEndian(header.AsSpan(14), (ushort)(addresses.Length + tlvs.Length));
-        return header;
-    }
-
-    private static byte[] Tlv(byte type, ReadOnlySpan<byte> value)
-    {
-        byte[] tlv = [type, 0, 0, .. value];
-        BinaryPrimitives.WriteUInt16BigEndian(tlv.AsSpan(1), (ushort)value.Length);
-        return tlv;
-    }
-
     private static byte[] IPv4(string source, string destination) => [.. IPAddress.Parse(source).GetAddressBytes(), .. IPAddress.Parse(destination).GetAddressBytes()];
-
-    private static byte[] Ports(ushort source, ushort destination)
-    {
-        byte[] ports = new byte[4];
-        BinaryPrimitives.WriteUInt16BigEndian(ports, source);
-        BinaryPrimitives.WriteUInt16BigEndian(ports.AsSpan(2), destination);
-        return ports;
-    }
 
     /// <summary>Fills the CRC32C TLV (the last 4 bytes) with the checksum of the header.</summary>
     private static byte[] WithChecksum(byte[] header)

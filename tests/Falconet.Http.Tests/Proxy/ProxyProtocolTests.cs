@@ -1,5 +1,4 @@
 using System;
-using System.Buffers.Binary;
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
@@ -10,6 +9,7 @@ using Falconet.Server;
 using Falconet.Transport.Proxy;
 using Shouldly;
 using Xunit;
+using static Falconet.Http.Tests.Proxy.ProxyHeaders;
 
 namespace Falconet.Http.Tests.Proxy;
 
@@ -24,7 +24,7 @@ public class ProxyProtocolTests : ServerTests
     public async Task The_client_address_of_a_version_2_header_is_the_connections_remote_endpoint()
     {
         await using TestServer host = await StartProxyServerAsync();
-        byte[] header = [.. V2(command: 0x21, family: 0x11, [.. Address("203.0.113.7"), .. Address("10.0.0.1"), .. Ports(51234, 443)],
+        byte[] header = [.. V2(0x21, 0x11, [.. Address("203.0.113.7"), .. Address("10.0.0.1"), .. Ports(51234, 443)],
             Tlv(ProxyTlvs.Authority, "shop.example"u8)), .. Request("/")];
         using RawClient client = host.Connect(preamble: host.IsHttps ? header[..^Request("/").Length] : header);
         if (host.IsHttps)
@@ -60,7 +60,7 @@ public class ProxyProtocolTests : ServerTests
     public async Task A_LOCAL_header_of_a_health_check_keeps_the_proxys_own_address()
     {
         await using TestServer host = await StartProxyServerAsync();
-        byte[] local = V2(command: 0x20, family: 0x00, [], []);
+        byte[] local = V2(0x20, 0x00, [], []);
         using RawClient client = host.Connect(preamble: local);
         await client.SendAsync(Request("/"));
         string body = (await client.ReadResponseAsync()).BodyText;
@@ -154,30 +154,6 @@ public class ProxyProtocolTests : ServerTests
         });
 
     private static byte[] Request(string path) => Encoding.ASCII.GetBytes($"GET {path} HTTP/1.1\r\nHost: falconet\r\n\r\n");
-
-    private static byte[] V2(byte command, byte family, byte[] addresses, byte[] tlvs)
-    {
-        byte[] header = [0x0D, 0x0A, 0x0D, 0x0A, 0x00, 0x0D, 0x0A, 0x51, 0x55, 0x49, 0x54, 0x0A, command, family, 0, 0, .. addresses, .. tlvs];
-        BinaryPrimitives.WriteUInt16BigEndian(header.AsSpan(14), (ushort)(addresses.Length + tlvs.Length));
-        return header;
-    }
-
-    private static byte[] Tlv(byte type, ReadOnlySpan<byte> value)
-    {
-        byte[] tlv = [type, 0, 0, .. value];
-        BinaryPrimitives.WriteUInt16BigEndian(tlv.AsSpan(1), (ushort)value.Length);
-        return tlv;
-    }
-
-    private static byte[] Address(string address) => IPAddress.Parse(address).GetAddressBytes();
-
-    private static byte[] Ports(ushort source, ushort destination)
-    {
-        byte[] ports = new byte[4];
-        BinaryPrimitives.WriteUInt16BigEndian(ports, source);
-        BinaryPrimitives.WriteUInt16BigEndian(ports.AsSpan(2), destination);
-        return ports;
-    }
 }
 
 public sealed class ProxyProtocolTestsOnLibuv : ProxyProtocolTests
