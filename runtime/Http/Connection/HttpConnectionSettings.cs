@@ -31,9 +31,6 @@ internal sealed class HttpConnectionSettings
         ConnectionClosed = connectionClosed;
     }
 
-    /// <summary>Requests started on every connection of the server (incremented once per request).</summary>
-    public long RequestsStarted;
-
     public IHttpApplication Application { get; }
 
     public HttpLimits Limits { get; }
@@ -59,11 +56,11 @@ internal sealed class HttpConnectionSettings
     /// <summary>Whether CONNECT reaches the application; otherwise the server answers it with 501.</summary>
     public bool AllowConnect { get; init; }
 
-    /// <summary>The least rate a request body must arrive at while the server waits for it (null: none).</summary>
-    public Server.MinDataRate? MinRequestBodyDataRate { get; init; }
+    /// <summary>The least rate a request body must arrive at while the server waits for it (default: none).</summary>
+    public DataRateLimit MinRequestBodyDataRate { get; init; }
 
-    /// <summary>The least rate a client must read the response at while a send waits for it (null: none).</summary>
-    public Server.MinDataRate? MinResponseDataRate { get; init; }
+    /// <summary>The least rate a client must read the response at while a send waits for it (default: none).</summary>
+    public DataRateLimit MinResponseDataRate { get; init; }
 
     /// <summary><see cref="LingerTime"/> in timestamp ticks.</summary>
     public long LingerTimeout { get; }
