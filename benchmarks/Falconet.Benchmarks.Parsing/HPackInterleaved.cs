@@ -112,10 +112,10 @@ public static class HPackInterleaved
     }
 
     /// <summary>
-    /// Warms one variant up (50,000 operations, so the measured ones run the JIT's final code), then runs it
-    /// <paramref name="operations"/> times. Under <c>valgrind --tool=callgrind</c>, the instructions of a run with N
-    /// operations minus those of a run with 0, divided by N, are the variant's instructions per operation: a figure the
-    /// load of a shared machine does not move.
+    /// <c>--hpack-count VARIANT REQUEST N</c>: warms one variant up (50,000 operations, so the measured ones run the JIT's
+    /// final code), prints "ready" and waits for a line on standard input, runs it <paramref name="operations"/> times,
+    /// prints "done operations=N" and waits for another line: <c>benchmarks/hpack-callgrind.sh</c> counts the
+    /// instructions in between with callgrind, a figure the load of a shared machine does not move.
     /// </summary>
     public static void Count(string variant, string request, int operations)
     {
@@ -126,12 +126,15 @@ public static class HPackInterleaved
             checksum += operation();
         }
 
+        Console.WriteLine("ready");
+        Console.ReadLine();
         for (int i = 0; i < operations; i++)
         {
             checksum += operation();
         }
 
-        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{variant} {request} x{operations}: checksum {checksum}"));
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"done operations={operations} checksum={checksum}"));
+        Console.ReadLine();
     }
 
     private static Func<int> Operation(string variant, string request)
@@ -147,14 +150,6 @@ public static class HPackInterleaved
                 "huffman-kestrel" => huffman.Kestrel,
                 _ => throw new ArgumentException("Unknown variant: " + variant, nameof(variant)),
             };
-        }
-
-        if (variant.StartsWith("encode-", StringComparison.Ordinal))
-        {
-            // encode-huffman or encode-raw; the request names the response: Warm or First.
-            var encoder = new HPackEncoderBenchmarks { Response = request, Huffman = variant == "encode-huffman" };
-            encoder.Setup();
-            return encoder.Encode;
         }
 
         if (variant.StartsWith("encode-", StringComparison.Ordinal))
