@@ -43,6 +43,7 @@ internal static partial class SchemaReader
             context.Versions.Clear();
             context.RequestHeaders.Clear();
             context.ResponseHeaders.Clear();
+            context.HPack = null;
         }
 
         return context.ToFile();
