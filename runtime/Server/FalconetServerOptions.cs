@@ -170,6 +170,14 @@ public sealed class FalconetServerOptions
     /// </summary>
     public System.IO.UnixFileMode? UnixSocketPermissions { get; set; }
 
+    /// <summary>
+    /// Applies the forwarding headers of an HTTP reverse proxy (<c>X-Forwarded-For</c>, <c>-Proto</c>, <c>-Host</c>, RFC 7239
+    /// <c>Forwarded</c>) to <see cref="Http.HttpContext.RemoteEndPoint"/>, <see cref="Http.HttpRequest.Scheme"/> and
+    /// <see cref="Http.HttpRequest.Host"/>, only on connections from the policy's trusted proxies (default null: the headers are
+    /// left to the application). See docs/deployment.md.
+    /// </summary>
+    public ForwardedHeadersPolicy? ForwardedHeaders { get; set; }
+
     /// <summary>Where the server logs (default: nowhere).</summary>
     public ILoggerFactory? LoggerFactory { get; set; }
 
@@ -201,6 +209,7 @@ public sealed class FalconetServerOptions
             ValidateEndpoint(HttpsEndpoints[i].EndPoint, $"HttpsEndpoints[{i}].EndPoint");
         }
 
+        ForwardedHeaders?.Validate(nameof(ForwardedHeaders));
         ArgumentOutOfRangeException.ThrowIfLessThan(DrainDelay, TimeSpan.Zero, nameof(DrainDelay));
         ArgumentOutOfRangeException.ThrowIfLessThan(DrainIdleTimeout, TimeSpan.Zero, nameof(DrainIdleTimeout));
         for (int i = 0; i < HttpsEndpoints.Count; i++)
@@ -287,6 +296,7 @@ public sealed class FalconetServerOptions
             Draining = Draining,
             ReusePort = ReusePort,
             UnixSocketPermissions = UnixSocketPermissions,
+            ForwardedHeaders = ForwardedHeaders?.Copy(),
         };
         foreach (EndPoint endpoint in Endpoints)
         {
