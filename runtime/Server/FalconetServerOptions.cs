@@ -209,7 +209,7 @@ public sealed class FalconetServerOptions
             ValidateEndpoint(HttpsEndpoints[i].EndPoint, $"HttpsEndpoints[{i}].EndPoint");
         }
 
-        ForwardedHeaders?.Validate(nameof(ForwardedHeaders));
+        ForwardedHeaders?.Validate(nameof(ForwardedHeaders), FirstIpEndpoint());
         ArgumentOutOfRangeException.ThrowIfLessThan(DrainDelay, TimeSpan.Zero, nameof(DrainDelay));
         ArgumentOutOfRangeException.ThrowIfLessThan(DrainIdleTimeout, TimeSpan.Zero, nameof(DrainIdleTimeout));
         for (int i = 0; i < HttpsEndpoints.Count; i++)
@@ -251,6 +251,30 @@ public sealed class FalconetServerOptions
         {
             throw new ArgumentOutOfRangeException(nameof(Transport), Transport, "Unknown transport.");
         }
+    }
+
+    /// <summary>The name of the first endpoint whose peers have IP addresses (any but a Unix domain socket), or null.</summary>
+    private string? FirstIpEndpoint()
+    {
+        for (int i = 0; i < Endpoints.Count; i++)
+        {
+            if (!IsUnixSocket(Endpoints[i]))
+            {
+                return $"Endpoints[{i}]";
+            }
+        }
+
+        for (int i = 0; i < HttpsEndpoints.Count; i++)
+        {
+            if (!IsUnixSocket(HttpsEndpoints[i].EndPoint))
+            {
+                return $"HttpsEndpoints[{i}]";
+            }
+        }
+
+        return null;
+
+        static bool IsUnixSocket(EndPoint endpoint) => (endpoint is ProxyProtocolEndPoint proxy ? proxy.EndPoint : endpoint) is UnixDomainSocketEndPoint;
     }
 
     /// <summary>Throws when an endpoint is of a kind no transport listens on, or its PROXY settings cannot be honoured; the message names it.</summary>

@@ -47,15 +47,15 @@ public sealed class ForwardedHeadersPolicy
 
     /// <summary>
     /// The networks the proxies connect from (for example <c>IPNetwork.Parse("10.0.0.0/8")</c>); a request on a connection from
-    /// any other address keeps its own remote endpoint, scheme and host, whatever headers it carries. It must not be empty:
-    /// trusting every peer is <c>0.0.0.0/0</c> and <c>::/0</c>, said explicitly, and right only where nothing but the proxy can
-    /// reach the server. A Unix-socket peer has no address and is always trusted (the socket's permissions decide who connects),
-    /// as on a <see cref="ProxyProtocolEndPoint"/>.
+    /// any other address keeps its own remote endpoint, scheme and host, whatever headers it carries. It must not be empty
+    /// when the server listens on anything but Unix domain sockets: trusting every peer is <c>0.0.0.0/0</c> and <c>::/0</c>,
+    /// said explicitly, and right only where nothing but the proxy can reach the server. A Unix-socket peer has no address and
+    /// is always trusted (the socket's permissions decide who connects), as on a <see cref="ProxyProtocolEndPoint"/>.
     /// </summary>
     public IList<IPNetwork> TrustedProxies { get; } = new List<IPNetwork>();
 
-    /// <summary>Throws when the policy cannot be honoured, naming the setting.</summary>
-    internal void Validate(string name)
+    /// <summary>Throws when the policy cannot be honoured, naming the setting; <paramref name="tcpEndpoint"/> names an endpoint with IP peers, if any.</summary>
+    internal void Validate(string name, string? tcpEndpoint)
     {
         if (Headers == ForwardedHeaderFields.None || (Headers & ~(ForwardedHeaderFields.XForwardedFor | ForwardedHeaderFields.XForwardedProto
             | ForwardedHeaderFields.XForwardedHost | ForwardedHeaderFields.Forwarded)) != 0)
@@ -63,10 +63,10 @@ public sealed class ForwardedHeadersPolicy
             throw new InvalidOperationException($"{name}.Headers is {Headers}: name at least one of XForwardedFor, XForwardedProto, XForwardedHost and Forwarded.");
         }
 
-        if (TrustedProxies.Count == 0)
+        if (TrustedProxies.Count == 0 && tcpEndpoint is not null)
         {
             throw new InvalidOperationException(
-                $"{name}.TrustedProxies is empty: add the networks your proxies connect from (0.0.0.0/0 and ::/0 trust every peer).");
+                $"{name}.TrustedProxies is empty while {tcpEndpoint} takes connections from IP addresses: add the networks your proxies connect from (0.0.0.0/0 and ::/0 trust every peer).");
         }
     }
 
@@ -82,7 +82,10 @@ public sealed class ForwardedHeadersPolicy
         return copy;
     }
 
-    /// <summary>True when the connection's peer is a trusted proxy: an address in <see cref="TrustedProxies"/>, or a Unix socket.</summary>
-    internal bool Trusts(EndPoint? peer)
-        => peer is UnixDomainSocketEndPoint || (peer is IPEndPoint ip && TrustedNetworks.Contains(TrustedProxies, ip.Address));
+    /// <summary>
+    /// True when a connection's peer is a trusted proxy: an address in <see cref="TrustedProxies"/>, or a Unix-socket peer (which
+    /// some transports give no endpoint at all, so the connection's own <paramref name="local"/> endpoint says it).
+    /// </summary>
+    internal bool Trusts(EndPoint? peer, EndPoint? local)
+        => peer is IPEndPoint ip ? TrustedNetworks.Contains(TrustedProxies, ip.Address) : (peer ?? local) is UnixDomainSocketEndPoint;
 }

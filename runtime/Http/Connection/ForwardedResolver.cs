@@ -25,8 +25,8 @@ internal sealed class ForwardedResolver
     private string? _scheme;
     private string? _host;
 
-    // The connection's peer and whether it is trusted, checked once: the PROXY decorator may change it only before the first request.
-    private EndPoint? _peer;
+    // Whether the connection's peer is trusted, checked at the first request: the PROXY decorator sets the peer before that.
+    private bool _peerChecked;
     private bool _peerTrusted;
 
     private readonly char[] _lastNode = new char[MaxCachedNode];
@@ -88,11 +88,10 @@ internal sealed class ForwardedResolver
         }
 
         _resolved = true;
-        EndPoint? peer = _transport.RemoteEndPoint;
-        if (!ReferenceEquals(peer, _peer))
+        if (!_peerChecked)
         {
-            _peer = peer;
-            _peerTrusted = _policy.Trusts(peer);
+            _peerChecked = true;
+            _peerTrusted = _policy.Trusts(_transport.RemoteEndPoint, _transport.LocalEndPoint);
         }
 
         if (!_peerTrusted)

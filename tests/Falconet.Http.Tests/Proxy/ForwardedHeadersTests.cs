@@ -162,7 +162,7 @@ public class ForwardedHeadersTests : ServerTests
     }
 
     [Theory]
-    [InlineData(ForwardedHeaderFields.XForwardedFor, false, "ForwardedHeaders.TrustedProxies is empty")]
+    [InlineData(ForwardedHeaderFields.XForwardedFor, false, "ForwardedHeaders.TrustedProxies is empty while Endpoints[0] takes connections from IP addresses")]
     [InlineData(ForwardedHeaderFields.None, true, "ForwardedHeaders.Headers is None")]
     [InlineData((ForwardedHeaderFields)64, true, "ForwardedHeaders.Headers is 64")]
     public async Task A_policy_that_cannot_be_honoured_fails_the_start_naming_it(ForwardedHeaderFields fields, bool trusted, string message)
@@ -178,6 +178,30 @@ public class ForwardedHeadersTests : ServerTests
         await using var server = new FalconetServer(options, Echo);
         InvalidOperationException failure = await Should.ThrowAsync<InvalidOperationException>(() => server.StartAsync());
         failure.Message.ShouldContain(message);
+    }
+
+    [Fact]
+    public async Task On_Unix_socket_endpoints_alone_the_proxy_is_trusted_without_networks()
+    {
+        string path = System.IO.Path.Combine(System.IO.Path.GetTempPath(), $"falconet-forwarded-{Guid.NewGuid():N}.sock");
+        var options = new FalconetServerOptions { Transport = Transport, ForwardedHeaders = new ForwardedHeadersPolicy() };
+        options.Endpoints.Add(new System.Net.Sockets.UnixDomainSocketEndPoint(path));
+        await using var server = new FalconetServer(options, Echo);
+        await server.StartAsync();
+        using var socket = new System.Net.Sockets.Socket(System.Net.Sockets.AddressFamily.Unix, System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Unspecified);
+        await socket.ConnectAsync(new System.Net.Sockets.UnixDomainSocketEndPoint(path));
+        await socket.SendAsync(Request("X-Forwarded-For: 203.0.113.7\r\nX-Forwarded-Proto: https\r\nConnection: close\r\n"));
+        var received = new System.IO.MemoryStream();
+        byte[] buffer = new byte[4096];
+        using var timeout = new System.Threading.CancellationTokenSource(TestTimeouts.Operation);
+        int count;
+        while ((count = await socket.ReceiveAsync(buffer, System.Net.Sockets.SocketFlags.None, timeout.Token)) > 0)
+        {
+            received.Write(buffer, 0, count);
+        }
+
+        Encoding.ASCII.GetString(received.ToArray()).ShouldEndWith("\r\n\r\n203.0.113.7:0 https falconet");
+        await server.StopAsync();
     }
 
     private static ValueTask Echo(HttpContext context)
