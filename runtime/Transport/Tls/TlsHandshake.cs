@@ -37,7 +37,7 @@ internal sealed class TlsHandshake : IThreadPoolWorkItem
     {
         _owner = owner;
         _settings = settings;
-        _connection = new TlsConnection(accepted);
+        _connection = new TlsConnection(accepted, settings.MaxBytesInFlight);
         _started = now;
         Deadline = now > long.MaxValue - settings.HandshakeTimeout ? long.MaxValue : now + settings.HandshakeTimeout;
     }
@@ -166,7 +166,7 @@ internal sealed class TlsHandshake : IThreadPoolWorkItem
         ValueTask alert = default;
         try
         {
-            alert = _connection.RecordStream.SendBufferedAsync(CancellationToken.None);
+            alert = _connection.RecordStream.SendBufferedAsync();
             if (alert.IsCompleted)
             {
                 alert.GetAwaiter().GetResult();
