@@ -95,7 +95,7 @@ RECORD = {
 # choices against each other, pinned and unpinned.
 OPTIONAL = {
     # The TLS section's response-size part alone (its settings are the tls section's).
-    "tlsbytes": dict(servers=[]),
+    "tlsbytes": dict(servers=RECORD["tls"]["payload_servers"]),
     "variants": dict(servers=["falconet-libuv", "falconet-libuv-handoff", "falconet-libuv-threadpool", "falconet-sockets",
                               "falconet-sockets-iothreads", "falconet-sockets-inline", "falconet-sockets-inline-iothreads"],
                      cells=[("plaintext16", [256]), ("plaintext1", [256])]),
@@ -114,7 +114,8 @@ QUICK = {
 # Rounds of each section in a record run; where Falconet and a peer come within CLOSE of each other, rounds are added
 # for those two until there are CLOSE_ROUNDS.
 RECORD_ROUNDS = {"throughput": 3, "latency": 3, "scaling": 3, "churn": 3, "handshakes": 3, "idle": 1, "tls": 3,
-                 "aspnetcore": 3, "h2": 3, "variants": 2}
+                 "aspnetcore": 3, "h2": 3, "variants": 2,
+                 "tlsbytes": 2}
 PAYLOAD_ROUNDS = 2  # the TLS section's response-size part
 CLOSE, CLOSE_ROUNDS = 0.10, 5
 WRK_CONNECTIONS = 1024  # the most connections a wrk run opens; loadgen's closed loop measures above
@@ -151,7 +152,7 @@ class Harness:
     def rounds(self, section):
         if self.args.rounds:
             return self.args.rounds
-        return 1 if self.quick else RECORD_ROUNDS["tls" if section == "tlsbytes" else section]
+        return 1 if self.quick else RECORD_ROUNDS[section]
 
     def close_rounds(self, section):
         return 0 if self.quick or self.args.rounds else CLOSE_ROUNDS
