@@ -105,13 +105,13 @@ internal sealed unsafe partial class LibuvConnection : TransportConnection, IThr
         int length = 128;
         if (LibuvNative.TcpGetSockName(handle, address, &length) == 0)
         {
-            LocalEndPoint = LibuvNative.ReadSocketAddress(new ReadOnlySpan<byte>(address, length));
+            LocalEndPoint = SocketAddressBytes.Read(new ReadOnlySpan<byte>(address, length));
         }
 
         length = 128;
         if (LibuvNative.TcpGetPeerName(handle, address, &length) == 0)
         {
-            RemoteEndPoint = LibuvNative.ReadSocketAddress(new ReadOnlySpan<byte>(address, length));
+            RemoteEndPoint = SocketAddressBytes.Read(new ReadOnlySpan<byte>(address, length));
         }
 
         Interlocked.Increment(ref loop.OpenConnections);

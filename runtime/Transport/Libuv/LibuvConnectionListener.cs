@@ -210,7 +210,7 @@ internal sealed unsafe class LibuvListenSocket
             }
 
             byte* address = stackalloc byte[28];
-            LibuvNative.WriteSocketAddress(endpoint, new Span<byte>(address, 28));
+            SocketAddressBytes.Write(endpoint, new Span<byte>(address, 28));
             LibuvNative.Check(LibuvNative.TcpBind(_handle, address, 0), "uv_tcp_bind");
             LibuvNative.Check(LibuvNative.Listen(_handle, backlog, &OnConnection), "uv_listen");
             TakeReserve();
@@ -218,7 +218,7 @@ internal sealed unsafe class LibuvListenSocket
             byte* bound = stackalloc byte[128];
             int length = 128;
             LibuvNative.Check(LibuvNative.TcpGetSockName(_handle, bound, &length), "uv_tcp_getsockname");
-            return LibuvNative.ReadSocketAddress(new ReadOnlySpan<byte>(bound, length)) ?? endpoint;
+            return SocketAddressBytes.Read(new ReadOnlySpan<byte>(bound, length)) ?? endpoint;
         }
         catch
         {
@@ -428,8 +428,3 @@ internal sealed unsafe class LibuvListenSocket
     }
 }
 
-/// <summary>A delegate run on a loop thread (binding and closing listeners: rare, so a closure is fine).</summary>
-internal sealed class LoopAction(Action action) : IThreadPoolWorkItem
-{
-    public void Execute() => action();
-}

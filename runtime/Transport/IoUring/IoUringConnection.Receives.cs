@@ -1,0 +1,148 @@
+using System;
+using System.Buffers;
+using System.Runtime.InteropServices;
+using System.Threading;
+using static Falconet.Transport.IoUring.IoUringNative;
+
+namespace Falconet.Transport.IoUring;
+
+// Receives, on the loop thread: one IORING_OP_RECV per receive, into the caller's memory.
+internal sealed unsafe partial class IoUringConnection
+{
+    private ArrayPin _receivePin;
+
+    private void StartReceiveOnLoop()
+    {
+        if (!_receivePending || _receiveInFlight)
+        {
+            return;
+        }
+
+        if (_closing || Volatile.Read(ref _receiveStopped) != 0 || _endOfStream)
+        {
+            CompleteReceive(0);
+            return;
+        }
+
+        // The kernel writes into the memory whenever the bytes arrive: it stays pinned until the completion.
+        byte* pointer = _receivePin.Pin(_receiveBuffer);
+        Sqe* sqe = _loop.Submit(this, OpReceive);
+        sqe->Opcode = OpcodeRecv;
+        sqe->Fd = _fd;
+        sqe->Address = (ulong)pointer;
+        sqe->Length = (uint)_receiveBuffer.Length;
+        _receiveInFlight = true;
+        _operationsInFlight++;
+    }
+
+    private void StopReceivingOnLoop()
+    {
+        if (_receiveInFlight)
+        {
+            CancelReceive();
+        }
+        else if (_receivePending)
+        {
+            CompleteReceive(0);
+        }
+    }
+
+    private void CancelReceive()
+    {
+        if (!_receiveCancelled)
+        {
+            _receiveCancelled = true;
+            SubmitCancel(OpReceive);
+        }
+    }
+
+    private void OnReceiveCompleted(int result)
+    {
+        _receiveInFlight = false;
+        _receiveCancelled = false;
+        _operationsInFlight--;
+        if (!_receivePending)
+        {
+            return;
+        }
+
+        if (result > 0)
+        {
+            // With inline scheduling the connection's code runs here and normally asks for the next receive.
+            CompleteReceive(result);
+        }
+        else if (result == 0)
+        {
+            _endOfStream = true;
+            CompleteReceive(0);
+        }
+        else if (result == -ECANCELED || _closing)
+        {
+            CompleteReceive(0);
+        }
+        else if (result == -ECONNRESET)
+        {
+            CompleteReceive(0, new ConnectionResetException("The peer reset the connection.", new IoUringException("recv", ECONNRESET)));
+        }
+        else
+        {
+            CompleteReceive(0, new IoUringException("recv", -result));
+        }
+    }
+
+    /// <summary>Completes the pending receive with <paramref name="read"/> bytes (0: end of stream), or with <paramref name="error"/>.</summary>
+    private void CompleteReceive(int read, Exception? error = null)
+    {
+        _receivePending = false;
+        _receiveBuffer = default;
+        _receiveRegistration.Dispose();
+        _receiveRegistration = default;
+
+        // Cleared before the result is set: an inline continuation asks for the next receive from inside SetResult.
+        Volatile.Write(ref _receiveOutstanding, 0);
+        Deliver(send: false, read, _receiveToken.IsCancellationRequested ? new OperationCanceledException(_receiveToken) : error);
+    }
+
+    /// <summary>
+    /// Keeps the array a receive goes into pinned, from one receive to the next into the same array (a pool slab: the
+    /// receives of a connection go into the blocks of a few slabs), so the common receive pins nothing new.
+    /// </summary>
+    private struct ArrayPin
+    {
+        private object? _array;
+        private GCHandle _handle;
+        private MemoryHandle _other;
+
+        public byte* Pin(Memory<byte> memory)
+        {
+            _other.Dispose();
+            _other = default;
+            if (MemoryMarshal.TryGetArray((ReadOnlyMemory<byte>)memory, out ArraySegment<byte> segment) && segment.Array is { } array)
+            {
+                if (!ReferenceEquals(array, _array))
+                {
+                    Release();
+                    _handle = GCHandle.Alloc(array, GCHandleType.Pinned);
+                    _array = array;
+                }
+
+                return (byte*)_handle.AddrOfPinnedObject() + segment.Offset;
+            }
+
+            _other = memory.Pin();
+            return (byte*)_other.Pointer;
+        }
+
+        public void Release()
+        {
+            if (_handle.IsAllocated)
+            {
+                _handle.Free();
+            }
+
+            _array = null;
+            _other.Dispose();
+            _other = default;
+        }
+    }
+}

@@ -1,0 +1,171 @@
+using System;
+using System.Net;
+using System.Net.Sockets;
+using System.Threading;
+using System.Threading.Channels;
+using System.Threading.Tasks;
+
+namespace Falconet.Transport.IoUring;
+
+/// <summary>
+/// A bound endpoint of the io_uring transport: one listening socket per loop, bound to the same port with SO_REUSEPORT so
+/// the kernel spreads connections over the loops, each accepted on its loop's ring with a multishot accept.
+/// </summary>
+/// <remarks>
+/// Accepted connections are made on their loop and queued for <see cref="AcceptAsync"/>; the server then schedules each
+/// back onto its loop, where it stays. A connection still queued when the listener is unbound is reset.
+/// </remarks>
+internal sealed class IoUringConnectionListener : IConnectionListener
+{
+    private readonly Channel<IoUringConnection> _accepted = Channel.CreateUnbounded<IoUringConnection>(new UnboundedChannelOptions
+    {
+        SingleReader = false,
+        SingleWriter = false,
+        AllowSynchronousContinuations = false,
+    });
+
+    private readonly IoUringTransportFactory _factory;
+    private IoUringAcceptor[] _acceptors = [];
+    private int _unbound;
+
+    public IoUringConnectionListener(IoUringTransportFactory factory, EndPoint endpoint)
+    {
+        _factory = factory;
+        EndPoint = endpoint;
+    }
+
+    public EndPoint EndPoint { get; private set; }
+
+    internal IoScheduling Scheduling => _factory.Options.Scheduling;
+
+    /// <summary>True when the transport has <see cref="IoUringTransportOptions.MaxConnections"/> open: the next accepted is reset.</summary>
+    internal bool IsFull => _factory.OpenConnections >= _factory.Options.MaxConnections;
+
+    /// <summary>Opens one listening socket per loop; port 0 is resolved by the first and reused by the others.</summary>
+    public async Task BindAsync(EndPoint endpoint)
+    {
+        IoUringLoop[] loops = _factory.Loops;
+        bool reusePort = loops.Length > 1;
+        var acceptors = new IoUringAcceptor[loops.Length];
+        int started = 0;
+        try
+        {
+            EndPoint bound = endpoint;
+            for (int i = 0; i < loops.Length; i++)
+            {
+                Socket socket = Listen(bound, reusePort);
+                bound = socket.LocalEndPoint ?? bound;
+                acceptors[i] = new IoUringAcceptor(this, loops[i], socket);
+                try
+                {
+                    await acceptors[i].StartAsync().ConfigureAwait(false);
+                }
+                catch
+                {
+                    acceptors[i].CloseUnstarted();
+                    throw;
+                }
+
+                started++;
+            }
+
+            EndPoint = bound;
+            _acceptors = acceptors;
+        }
+        catch
+        {
+            for (int i = 0; i < started; i++)
+            {
+                await acceptors[i].CloseAsync().ConfigureAwait(false);
+            }
+
+            throw;
+        }
+    }
+
+    public async ValueTask<TransportConnection?> AcceptAsync(CancellationToken ct = default)
+    {
+        try
+        {
+            return await _accepted.Reader.ReadAsync(ct).ConfigureAwait(false);
+        }
+        catch (ChannelClosedException)
+        {
+            return null;
+        }
+    }
+
+    public async ValueTask UnbindAsync()
+    {
+        if (Interlocked.Exchange(ref _unbound, 1) != 0)
+        {
+            return;
+        }
+
+        foreach (IoUringAcceptor acceptor in _acceptors)
+        {
+            await acceptor.CloseAsync().ConfigureAwait(false);
+        }
+
+        _accepted.Writer.TryComplete();
+
+        // Accepted but never handed out: nobody else will close them.
+        while (_accepted.Reader.TryRead(out IoUringConnection? connection))
+        {
+            connection.Abort();
+            await connection.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+
+    public ValueTask DisposeAsync() => UnbindAsync();
+
+    /// <summary>Counts a connection reset at accept.</summary>
+    internal void CountRefused()
+    {
+        Interlocked.Increment(ref _factory.RefusedConnections);
+        Server.ServerMetrics.Count(Server.ServerMetrics.RejectedConnections, Server.ServerMetrics.ConnectionLimitReason);
+    }
+
+    /// <summary>Queues a connection made on its loop thread for <see cref="AcceptAsync"/>; resets it when the listener is unbound.</summary>
+    internal void OnAccepted(IoUringConnection connection)
+    {
+        if (!_accepted.Writer.TryWrite(connection))
+        {
+            connection.Abort();
+            _ = connection.DisposeAsync();
+        }
+    }
+
+    /// <summary>A bound, listening, non-blocking socket; accepted connections inherit TCP_NODELAY from it.</summary>
+    private Socket Listen(EndPoint endpoint, bool reusePort)
+    {
+        var socket = new Socket(endpoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
+        try
+        {
+            if (endpoint is IPEndPoint ip && ip.Address.Equals(IPAddress.IPv6Any))
+            {
+                socket.DualMode = true;
+            }
+
+            if (reusePort)
+            {
+                socket.SetRawSocketOption(IoUringNative.SolSocket, IoUringNative.SoReusePort, BitConverter.GetBytes(1));
+            }
+
+            if (_factory.Options.NoDelay)
+            {
+                socket.NoDelay = true;
+            }
+
+            socket.Bind(endpoint);
+            socket.Listen(_factory.Options.Backlog);
+            socket.Blocking = false;
+            return socket;
+        }
+        catch
+        {
+            socket.Dispose();
+            throw;
+        }
+    }
+}
