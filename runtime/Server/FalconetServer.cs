@@ -7,6 +7,7 @@ using System.Threading.Tasks;
 using Falconet.Buffers;
 using Falconet.Http;
 using Falconet.Transport;
+using Falconet.Transport.IoUring;
 using Falconet.Transport.Libuv;
 using Falconet.Transport.Sockets;
 using Microsoft.Extensions.Logging;
@@ -107,7 +108,12 @@ public class FalconetServer : IAsyncDisposable
 
     /// <summary>Connections refused since the server started because <see cref="MaxConnections"/> were open (by the server, or by its built-in libuv transport at accept).</summary>
     public long RefusedConnectionCount =>
-        Interlocked.Read(ref _refusedConnections) + (_transport is LibuvTransportFactory libuv && _ownedTransport is not null ? Interlocked.Read(ref libuv.RefusedConnections) : 0);
+        Interlocked.Read(ref _refusedConnections) + (_ownedTransport is null ? 0 : _transport switch
+        {
+            LibuvTransportFactory libuv => Interlocked.Read(ref libuv.RefusedConnections),
+            IoUringTransportFactory ring => Interlocked.Read(ref ring.RefusedConnections),
+            _ => 0,
+        });
 
     /// <summary>The most output bytes any closed connection held buffered at once (write-behind diagnostics).</summary>
     public long PeakConnectionOutputBuffered => Interlocked.Read(ref _peakConnectionOutput);
@@ -278,6 +284,14 @@ public class FalconetServer : IAsyncDisposable
                 TrackLeaks = options.TrackPoolLeaks,
             }),
             TransportKind.Libuv => new LibuvTransportFactory(new LibuvTransportOptions
+            {
+                Scheduling = options.Scheduling ?? IoScheduling.IoThreads,
+                LoopCount = options.IoThreadCount,
+                TrackLeaks = options.TrackPoolLeaks,
+                LoggerFactory = options.LoggerFactory,
+                MaxConnections = maxConnections,
+            }),
+            TransportKind.IoUring => new IoUringTransportFactory(new IoUringTransportOptions
             {
                 Scheduling = options.Scheduling ?? IoScheduling.IoThreads,
                 LoopCount = options.IoThreadCount,

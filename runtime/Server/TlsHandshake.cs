@@ -6,6 +6,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Http;
 using Falconet.Transport;
+using Falconet.Transport.IoUring;
 using Falconet.Transport.Libuv;
 using Falconet.Transport.Tls;
 
@@ -41,7 +42,7 @@ internal sealed class TlsHandshake : IThreadPoolWorkItem
         _owner = owner;
         _settings = settings;
         // Only where it is needed: everywhere else SslStream reads as it always did (TlsConnection's waitForRecordsFirst).
-        _connection = new TlsConnection(accepted, waitForRecordsFirst: accepted is LibuvConnection { CompletesOnThreadPool: true });
+        _connection = new TlsConnection(accepted, waitForRecordsFirst: accepted is LibuvConnection { CompletesOnThreadPool: true } or IoUringConnection { CompletesOnThreadPool: true });
         _started = now;
         Deadline = now > long.MaxValue - settings.HandshakeTimeout ? long.MaxValue : now + settings.HandshakeTimeout;
     }

@@ -20,6 +20,14 @@ public sealed class KeepAliveAndPipeliningTestsOverTlsOnLibuv : KeepAliveAndPipe
     protected override TransportKind Transport => TransportKind.Libuv;
 }
 
+/// <summary><see cref="KeepAliveAndPipeliningTests"/> over TLS on the io_uring transport.</summary>
+public sealed class KeepAliveAndPipeliningTestsOverTlsOnIoUring : KeepAliveAndPipeliningTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
+}
+
 /// <summary><see cref="RequestBodyTests"/> over TLS on the sockets transport.</summary>
 public sealed class RequestBodyTestsOverTls : RequestBodyTests
 {
@@ -32,6 +40,14 @@ public sealed class RequestBodyTestsOverTlsOnLibuv : RequestBodyTests
     protected override bool Https => true;
 
     protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+/// <summary><see cref="RequestBodyTests"/> over TLS on the io_uring transport.</summary>
+public sealed class RequestBodyTestsOverTlsOnIoUring : RequestBodyTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
 }
 
 /// <summary><see cref="ResponseBodyTests"/> over TLS on the sockets transport.</summary>
@@ -48,6 +64,14 @@ public sealed class ResponseBodyTestsOverTlsOnLibuv : ResponseBodyTests
     protected override TransportKind Transport => TransportKind.Libuv;
 }
 
+/// <summary><see cref="ResponseBodyTests"/> over TLS on the io_uring transport.</summary>
+public sealed class ResponseBodyTestsOverTlsOnIoUring : ResponseBodyTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
+}
+
 /// <summary><see cref="ResponseHeadTests"/> over TLS on the sockets transport.</summary>
 public sealed class ResponseHeadTestsOverTls : ResponseHeadTests
 {
@@ -60,6 +84,14 @@ public sealed class ResponseHeadTestsOverTlsOnLibuv : ResponseHeadTests
     protected override bool Https => true;
 
     protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+/// <summary><see cref="ResponseHeadTests"/> over TLS on the io_uring transport.</summary>
+public sealed class ResponseHeadTestsOverTlsOnIoUring : ResponseHeadTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
 }
 
 /// <summary><see cref="ProtocolSemanticsTests"/> over TLS on the sockets transport.</summary>
@@ -76,6 +108,14 @@ public sealed class ProtocolSemanticsTestsOverTlsOnLibuv : ProtocolSemanticsTest
     protected override TransportKind Transport => TransportKind.Libuv;
 }
 
+/// <summary><see cref="ProtocolSemanticsTests"/> over TLS on the io_uring transport.</summary>
+public sealed class ProtocolSemanticsTestsOverTlsOnIoUring : ProtocolSemanticsTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
+}
+
 /// <summary><see cref="ErrorHandlingTests"/> over TLS on the sockets transport.</summary>
 public sealed class ErrorHandlingTestsOverTls : ErrorHandlingTests
 {
@@ -88,6 +128,14 @@ public sealed class ErrorHandlingTestsOverTlsOnLibuv : ErrorHandlingTests
     protected override bool Https => true;
 
     protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+/// <summary><see cref="ErrorHandlingTests"/> over TLS on the io_uring transport.</summary>
+public sealed class ErrorHandlingTestsOverTlsOnIoUring : ErrorHandlingTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
 }
 
 /// <summary><see cref="ExpectContinueTests"/> over TLS on the sockets transport.</summary>
@@ -104,6 +152,14 @@ public sealed class ExpectContinueTestsOverTlsOnLibuv : ExpectContinueTests
     protected override TransportKind Transport => TransportKind.Libuv;
 }
 
+/// <summary><see cref="ExpectContinueTests"/> over TLS on the io_uring transport.</summary>
+public sealed class ExpectContinueTestsOverTlsOnIoUring : ExpectContinueTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
+}
+
 /// <summary><see cref="LingeringCloseTests"/> over TLS on the sockets transport.</summary>
 public sealed class LingeringCloseTestsOverTls : LingeringCloseTests
 {
@@ -116,6 +172,14 @@ public sealed class LingeringCloseTestsOverTlsOnLibuv : LingeringCloseTests
     protected override bool Https => true;
 
     protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+/// <summary><see cref="LingeringCloseTests"/> over TLS on the io_uring transport.</summary>
+public sealed class LingeringCloseTestsOverTlsOnIoUring : LingeringCloseTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
 }
 
 /// <summary><see cref="TimeoutTests"/> over TLS on the sockets transport.</summary>
@@ -132,6 +196,14 @@ public sealed class TimeoutTestsOverTlsOnLibuv : TimeoutTests
     protected override TransportKind Transport => TransportKind.Libuv;
 }
 
+/// <summary><see cref="TimeoutTests"/> over TLS on the io_uring transport.</summary>
+public sealed class TimeoutTestsOverTlsOnIoUring : TimeoutTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
+}
+
 /// <summary><see cref="ShutdownTests"/> over TLS on the sockets transport.</summary>
 public sealed class ShutdownTestsOverTls : ShutdownTests
 {
@@ -144,6 +216,14 @@ public sealed class ShutdownTestsOverTlsOnLibuv : ShutdownTests
     protected override bool Https => true;
 
     protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+/// <summary><see cref="ShutdownTests"/> over TLS on the io_uring transport.</summary>
+public sealed class ShutdownTestsOverTlsOnIoUring : ShutdownTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
 }
 
 /// <summary><see cref="LimitTests"/> over TLS on the sockets transport.</summary>
@@ -160,6 +240,14 @@ public sealed class LimitTestsOverTlsOnLibuv : LimitTests
     protected override TransportKind Transport => TransportKind.Libuv;
 }
 
+/// <summary><see cref="LimitTests"/> over TLS on the io_uring transport.</summary>
+public sealed class LimitTestsOverTlsOnIoUring : LimitTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
+}
+
 /// <summary><see cref="HostHeaderTests"/> over TLS on the sockets transport.</summary>
 public sealed class HostHeaderTestsOverTls : HostHeaderTests
 {
@@ -172,4 +260,12 @@ public sealed class HostHeaderTestsOverTlsOnLibuv : HostHeaderTests
     protected override bool Https => true;
 
     protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+/// <summary><see cref="HostHeaderTests"/> over TLS on the io_uring transport.</summary>
+public sealed class HostHeaderTestsOverTlsOnIoUring : HostHeaderTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
 }

@@ -10,6 +10,8 @@ namespace Falconet.Transport.IoUring;
 internal sealed unsafe partial class IoUringConnection
 {
     private ArrayPin _receivePin;
+    private bool _receivedBefore;
+    private static readonly bool s_pollFirst = Environment.GetEnvironmentVariable("FALCONET_URING_POLLFIRST") == "1";
 
     private void StartReceiveOnLoop()
     {
@@ -31,6 +33,11 @@ internal sealed unsafe partial class IoUringConnection
         sqe->Fd = _fd;
         sqe->Address = (ulong)pointer;
         sqe->Length = (uint)_receiveBuffer.Length;
+        if (s_pollFirst && _receivedBefore)
+        {
+            sqe->IoPriority = RecvSendPollFirst;
+        }
+
         _receiveInFlight = true;
         _operationsInFlight++;
     }
@@ -68,6 +75,8 @@ internal sealed unsafe partial class IoUringConnection
 
         if (result > 0)
         {
+            _receivedBefore = true;
+
             // With inline scheduling the connection's code runs here and normally asks for the next receive.
             CompleteReceive(result);
         }
