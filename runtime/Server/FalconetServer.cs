@@ -274,7 +274,7 @@ public class FalconetServer : IAsyncDisposable
 
     private ITransportFactory CreateBuiltInTransport(FalconetServerOptions options, int maxConnections)
     {
-        TransportKind kind = options.Transport ?? ChooseDefaultTransport(LibuvTransportFactory.IsAvailable, _logger);
+        TransportKind kind = options.Transport ?? ChooseDefaultTransport(IoUringTransportFactory.UnavailableReason, LibuvTransportFactory.IsAvailable, _logger);
         return kind switch
         {
             TransportKind.Sockets => new SocketTransportFactory(new SocketTransportOptions
@@ -303,16 +303,28 @@ public class FalconetServer : IAsyncDisposable
         };
     }
 
-    /// <summary>The transport of options that name none: libuv when it loads, sockets (logged) otherwise.</summary>
-    internal static TransportKind ChooseDefaultTransport(bool libuvAvailable, ILogger logger)
+    /// <summary>
+    /// The transport of options that name none, the fastest this machine can run: io_uring, else libuv, else sockets. A
+    /// fallback is logged once, in one line that says why io_uring (and libuv) cannot be used.
+    /// </summary>
+    /// <param name="ioUringUnavailable">Null when io_uring can be used; otherwise why not.</param>
+    /// <param name="libuvAvailable">True when the system's libuv loads.</param>
+    /// <param name="logger">Where the fallback is logged.</param>
+    internal static TransportKind ChooseDefaultTransport(string? ioUringUnavailable, bool libuvAvailable, ILogger logger)
     {
-        // libuv serves a request with the least CPU (docs/benchmarks.md); sockets needs nothing beyond .NET.
+        // io_uring serves a request with the least CPU, then libuv (docs/benchmarks.md); sockets needs nothing beyond .NET.
+        if (ioUringUnavailable is null)
+        {
+            return TransportKind.IoUring;
+        }
+
         if (libuvAvailable)
         {
+            ServerLog.IoUringUnavailable(logger, ioUringUnavailable);
             return TransportKind.Libuv;
         }
 
-        ServerLog.LibuvUnavailable(logger, LibuvTransportFactory.PackageName);
+        ServerLog.IoUringAndLibuvUnavailable(logger, ioUringUnavailable, LibuvTransportFactory.PackageName);
         return TransportKind.Sockets;
     }
 

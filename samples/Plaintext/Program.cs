@@ -91,7 +91,10 @@ internal static class Program
             return 1;
         }
 
-        Console.WriteLine($"Falconet listening on http://{server.BoundEndpoints[0]} (/plaintext, /json) with the {TransportName(server.Transport)} transport, at most {server.MaxConnections} connections; press Ctrl+C to stop");
+        // When the server chose the transport and could not take io_uring, the banner says why (the server also logs it).
+        string fallback = options.Transport is null && options.TransportFactory is null && server.Transport is not IoUringTransportFactory
+            && IoUringTransportFactory.UnavailableReason is { } reason ? $" (io_uring cannot be used: {reason.TrimEnd('.')})" : string.Empty;
+        Console.WriteLine($"Falconet listening on http://{server.BoundEndpoints[0]} (/plaintext, /json) with the {TransportName(server.Transport)} transport{fallback}, at most {server.MaxConnections} connections; press Ctrl+C to stop");
         foreach (IPEndPoint https in server.BoundHttpsEndpoints)
         {
             Console.WriteLine($"Falconet listening on https://{https} (/plaintext, /json)");

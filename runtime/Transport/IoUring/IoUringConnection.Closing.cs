@@ -80,11 +80,13 @@ internal sealed unsafe partial class IoUringConnection
             Volatile.Write(ref _state, reset ? Aborted : Disposed);
         }
 
-        if (_receiveInFlight)
+        ReleaseHeld();
+        if (_receiveInFlight || _multishotArmed)
         {
             CancelReceive();
         }
-        else if (_receivePending)
+
+        if (_receivePending && !_receiveInFlight)
         {
             CompleteReceive(0);
         }
@@ -169,6 +171,7 @@ internal sealed unsafe partial class IoUringConnection
         }
 
         _receivePin.Release();
+        ReleaseHeld();
         ReleaseSendPins();
         NativeMemory.Free(_native);
         _native = null;

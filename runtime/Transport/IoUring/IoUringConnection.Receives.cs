@@ -20,6 +20,12 @@ internal sealed unsafe partial class IoUringConnection
             return;
         }
 
+        if (IsMultishot)
+        {
+            ContinueMultishotReceive();
+            return;
+        }
+
         if (_closing || Volatile.Read(ref _receiveStopped) != 0 || _endOfStream)
         {
             CompleteReceive(0);
@@ -44,11 +50,13 @@ internal sealed unsafe partial class IoUringConnection
 
     private void StopReceivingOnLoop()
     {
-        if (_receiveInFlight)
+        ReleaseHeld();
+        if (_receiveInFlight || _multishotArmed)
         {
             CancelReceive();
         }
-        else if (_receivePending)
+
+        if (_receivePending && !_receiveInFlight)
         {
             CompleteReceive(0);
         }

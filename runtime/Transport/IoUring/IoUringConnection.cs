@@ -182,6 +182,14 @@ internal sealed unsafe partial class IoUringConnection : TransportConnection, II
             return new ValueTask<int>(0);
         }
 
+        if (_heldCount > 0 && _loop.IsLoopThread)
+        {
+            // A multishot receive brought the bytes already: no system call, no wait.
+            int copied = TakeHeld(buffer);
+            Volatile.Write(ref _receiveOutstanding, 0);
+            return new ValueTask<int>(copied);
+        }
+
         _receive.Reset();
         _receiveBuffer = buffer;
         _receiveToken = ct;
@@ -366,6 +374,9 @@ internal sealed unsafe partial class IoUringConnection : TransportConnection, II
     {
         switch (operation)
         {
+            case OpReceive when IsMultishot:
+                OnMultishotCompleted(result, flags);
+                break;
             case OpReceive:
                 OnReceiveCompleted(result);
                 break;

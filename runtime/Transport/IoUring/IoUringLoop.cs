@@ -51,6 +51,7 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
     private readonly ManualResetEventSlim _started = new(false);
     private readonly uint _setupFlags;
     private readonly uint _sqPollIdle;
+    private readonly bool _multishotReceive;
     private Exception? _startError;
     private IoUringRing? _ring;
     private int _eventFd = -1;
@@ -72,6 +73,7 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
         Index = index;
         _logger = logger;
         _setupFlags = setupFlags;
+        _multishotReceive = options.MultishotReceive;
         _sqPollIdle = (uint)options.SubmissionPollingIdle.TotalMilliseconds;
         _thread = new Thread(Run) { IsBackground = true, Name = $"falconet-uring-{index}" };
         Pool = new SlabMemoryPool($"iouring-{index}", options.TrackLeaks, _thread.ManagedThreadId) { OwnerScheduler = Post };
@@ -96,6 +98,9 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
 
     /// <summary>Where small sends are copied so that they complete at once (see <see cref="IoUringSendStaging"/>).</summary>
     public IoUringSendStaging Staging { get; }
+
+    /// <summary>The buffer ring multishot receives fill; null when connections receive with one operation per receive.</summary>
+    public IoUringReceiveBuffers? ReceiveBuffers { get; private set; }
 
     /// <summary>The logger for failures that have no caller to throw to.</summary>
     public ILogger Logger => _logger;
@@ -262,6 +267,11 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
             }
 
             _wakeValue = (ulong*)NativeMemory.AllocZeroed(sizeof(ulong));
+            if (_multishotReceive)
+            {
+                ReceiveBuffers = new IoUringReceiveBuffers(_ring, Pool);
+            }
+
             Register(this);
             ArmWake();
         }
@@ -313,6 +323,7 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
             }
 
             Staging.ReleaseIdle();
+            ReceiveBuffers?.ResumeWaiters();
             uint waitFor = ring.HasCompletions || !_queue.IsEmpty ? 0u : 1u;
             Enters++;
             int result = ring.SubmitAndWait(waitFor);
@@ -408,6 +419,8 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
         // Either a poster sees the flag, or the drain after this sees its work.
         Interlocked.MemoryBarrier();
         Staging.Dispose();
+        ReceiveBuffers?.Dispose();
+        ReceiveBuffers = null;
         if (_eventFd >= 0)
         {
             Close(_eventFd);
