@@ -9,16 +9,19 @@ namespace Falconet.Transport.IoUring;
 // the ring once every completion is in, and the native memory freed.
 internal sealed unsafe partial class IoUringConnection
 {
-    /// <summary>How long a graceful close waits for a staged send the peer does not take before it resets instead.</summary>
-    internal static readonly TimeSpan StagedSendCloseTimeout = TimeSpan.FromSeconds(5);
+    private ulong _lingerAcked;
+    private bool _callerReleased;
 
-    /// <summary>Native memory the kernel reads while an operation is in flight: the gathered send's header and the close timer.</summary>
+    /// <summary>Native memory the kernel reads while an operation is in flight: the gathered send's header and the linger timer.</summary>
     [StructLayout(LayoutKind.Sequential)]
     private struct NativeState
     {
         public MessageHeader Message;
-        public KernelTimespec CloseTimeout;
+        public KernelTimespec LingerInterval;
     }
+
+    /// <summary>True while the only operation left of a closing connection is a staged send (and its progress timer).</summary>
+    private bool IsLingeringSend => _closing && !_reset && _staged is not null && _sendInFlight;
 
     private void ShutdownSendOnLoop()
     {
@@ -43,8 +46,8 @@ internal sealed unsafe partial class IoUringConnection
 
     /// <summary>
     /// Closes on the loop thread: a pending receive returns 0, a pending send fails; with <paramref name="reset"/> the peer
-    /// gets an RST. A graceful close lets a staged send (already complete for its caller) finish first, for at most
-    /// <see cref="StagedSendCloseTimeout"/>; a reset requested meanwhile cancels it.
+    /// gets an RST. A graceful close lets a staged send (complete for its caller already) go on while the peer keeps taking
+    /// bytes; the caller's <see cref="DisposeAsync"/> does not wait for it. A reset requested meanwhile cancels it.
     /// </summary>
     internal void CloseOnLoop(bool reset)
     {
@@ -104,26 +107,63 @@ internal sealed unsafe partial class IoUringConnection
             }
             else
             {
-                ArmCloseTimer();
+                _lingerAcked = BytesAcknowledged();
+                ArmLingerTimer();
             }
         }
 
         TryFinishClose();
     }
 
-    private void ArmCloseTimer()
+    private void OnLingerTimer(int result)
     {
-        _native->CloseTimeout = new KernelTimespec { Seconds = (long)StagedSendCloseTimeout.TotalSeconds };
-        Sqe* sqe = _loop.Submit(this, OpCloseTimer);
+        _operationsInFlight--;
+        _lingerTimerArmed = false;
+        if (result != -ETIME || !IsLingeringSend)
+        {
+            return;
+        }
+
+        ulong acked = BytesAcknowledged();
+        if (acked > _lingerAcked)
+        {
+            _lingerAcked = acked;
+            ArmLingerTimer();
+        }
+        else
+        {
+            // The peer took nothing for a whole interval: give up on the staged bytes.
+            CloseOnLoop(reset: true);
+        }
+    }
+
+    private void ArmLingerTimer()
+    {
+        long interval = _loop.LingeringSendCheckInterval.Ticks;
+        _native->LingerInterval = new KernelTimespec { Seconds = interval / TimeSpan.TicksPerSecond, Nanoseconds = interval % TimeSpan.TicksPerSecond * 100 };
+        Sqe* sqe = _loop.Submit(this, OpLingerTimer);
         sqe->Opcode = OpcodeTimeout;
         sqe->Fd = -1;
-        sqe->Address = (ulong)&_native->CloseTimeout;
+        sqe->Address = (ulong)&_native->LingerInterval;
         sqe->Length = 1;
-        _closeTimerArmed = true;
+        _lingerTimerArmed = true;
+        _lingerTimerCancelled = false;
         _operationsInFlight++;
     }
 
-    /// <summary>Once nothing is in flight: FIN for a graceful close, then the close itself through the ring.</summary>
+    /// <summary>The bytes the peer has acknowledged on this connection (TCP_INFO's tcpi_bytes_acked); 0 when unknown.</summary>
+    private ulong BytesAcknowledged()
+    {
+        // struct tcp_info: tcpi_bytes_acked is the u64 at offset 120 (Linux 4.1 and later).
+        byte* info = stackalloc byte[232];
+        uint length = 232;
+        return GetSocketOption(_fd, IpProtoTcp, TcpInfo, info, &length) == 0 && length >= 128 ? *(ulong*)(info + 120) : 0;
+    }
+
+    /// <summary>
+    /// Once nothing of the caller's is in flight, the caller's close is done (a lingering staged send goes on by itself);
+    /// once nothing at all is, FIN for a graceful close, then the close itself through the ring.
+    /// </summary>
     private void TryFinishClose()
     {
         if (!_closing || _descriptorClosed)
@@ -131,14 +171,22 @@ internal sealed unsafe partial class IoUringConnection
             return;
         }
 
-        if (_closeTimerArmed && !_sendInFlight && !_closeTimerCancelled)
+        if (_lingerTimerArmed && !_lingerTimerCancelled && !IsLingeringSend)
         {
-            _closeTimerCancelled = true;
-            SubmitCancel(OpCloseTimer);
+            _lingerTimerCancelled = true;
+            SubmitCancel(OpLingerTimer);
         }
 
-        if (_operationsInFlight != 0)
+        int lingering = (IsLingeringSend ? 1 : 0) + (_lingerTimerArmed ? 1 : 0);
+        if (_operationsInFlight != lingering)
         {
+            return;
+        }
+
+        if (lingering != 0)
+        {
+            // The caller's receive and send are over: its DisposeAsync may complete and its memory go back.
+            ReleaseCaller();
             return;
         }
 
@@ -161,6 +209,15 @@ internal sealed unsafe partial class IoUringConnection
         _operationsInFlight++;
     }
 
+    private void ReleaseCaller()
+    {
+        if (!_callerReleased)
+        {
+            _callerReleased = true;
+            ReleaseBusy();
+        }
+    }
+
     private void OnDescriptorClosed(int result)
     {
         _operationsInFlight--;
@@ -180,6 +237,6 @@ internal sealed unsafe partial class IoUringConnection
         _vectorCapacity = 0;
         _loop.Unregister(this);
         Interlocked.Decrement(ref _loop.OpenConnections);
-        ReleaseBusy();
+        ReleaseCaller();
     }
 }

@@ -49,7 +49,7 @@ internal sealed unsafe partial class IoUringConnection : TransportConnection, II
     private const byte OpSend = 2;
     private const byte OpCancel = 3;
     private const byte OpClose = 4;
-    private const byte OpCloseTimer = 5;
+    private const byte OpLingerTimer = 5;
 
     private readonly IoUringLoop _loop;
     private readonly int _fd;
@@ -89,8 +89,8 @@ internal sealed unsafe partial class IoUringConnection : TransportConnection, II
     private bool _descriptorClosed;
     private bool _shutdownPending;
     private bool _sendShutDown;
-    private bool _closeTimerArmed;
-    private bool _closeTimerCancelled;
+    private bool _lingerTimerArmed;
+    private bool _lingerTimerCancelled;
     private bool _receiveCancelled;
     private Exception? _sendError;
     private NativeState* _native;
@@ -383,15 +383,8 @@ internal sealed unsafe partial class IoUringConnection : TransportConnection, II
             case OpSend:
                 OnSendCompleted(result);
                 break;
-            case OpCloseTimer:
-                _operationsInFlight--;
-                _closeTimerArmed = false;
-                if (result == -ETIME && _sendInFlight)
-                {
-                    // The peer took nothing for the whole close timeout: give up on the staged bytes.
-                    CloseOnLoop(reset: true);
-                }
-
+            case OpLingerTimer:
+                OnLingerTimer(result);
                 break;
             case OpClose:
                 OnDescriptorClosed(result);

@@ -74,6 +74,7 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
         _logger = logger;
         _setupFlags = setupFlags;
         _multishotReceive = options.MultishotReceive;
+        LingeringSendCheckInterval = options.LingeringSendCheckInterval;
         _sqPollIdle = (uint)options.SubmissionPollingIdle.TotalMilliseconds;
         _thread = new Thread(Run) { IsBackground = true, Name = $"falconet-uring-{index}" };
         Pool = new SlabMemoryPool($"iouring-{index}", options.TrackLeaks, _thread.ManagedThreadId) { OwnerScheduler = Post };
@@ -101,6 +102,9 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
 
     /// <summary>The buffer ring multishot receives fill; null when connections receive with one operation per receive.</summary>
     public IoUringReceiveBuffers? ReceiveBuffers { get; private set; }
+
+    /// <summary>See <see cref="IoUringTransportOptions.LingeringSendCheckInterval"/>.</summary>
+    public TimeSpan LingeringSendCheckInterval { get; }
 
     /// <summary>The logger for failures that have no caller to throw to.</summary>
     public ILogger Logger => _logger;

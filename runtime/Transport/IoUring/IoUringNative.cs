@@ -123,6 +123,7 @@ internal static unsafe partial class IoUringNative
     public const int SoReusePort = 15;
     public const int IpProtoTcp = 6;
     public const int TcpNoDelay = 1;
+    public const int TcpInfo = 11;
     public const int ShutRead = 0;
     public const int ShutWrite = 1;
     public const int MsgNoSignal = 0x4000;

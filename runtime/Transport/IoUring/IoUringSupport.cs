@@ -78,7 +78,8 @@ internal sealed unsafe class IoUringSupport
         }
     }
 
-    private static string SetupFailureReason(int errno, string kernel) => errno switch
+    /// <summary>Why <c>io_uring_setup</c> failed with <paramref name="errno"/>, in words that say what to change.</summary>
+    internal static string SetupFailureReason(int errno, string kernel) => errno switch
     {
         ENOSYS => $"io_uring_setup is not available (ENOSYS): Linux {kernel} was built without io_uring, or a seccomp profile (such as a container's default) blocks it.",
         EPERM => ReadDisabledSysctl() is 1

@@ -49,11 +49,9 @@ public sealed class IoUringTransportFactory : ITransportFactory, IAsyncDisposabl
             throw new NotSupportedException(reason);
         }
 
-        uint flags = IoUringSupport.RequiredFlags | support.OptionalFlags;
-        if (Options.SubmissionPolling)
-        {
-            flags |= IoUringNative.SetupSqPoll;
-        }
+        // The kernel's polling thread runs the completions' task work itself: deferring it to the submitter does not apply.
+        uint flags = (Options.SubmissionPolling ? IoUringSupport.RequiredFlags & ~IoUringNative.SetupDeferTaskRun | IoUringNative.SetupSqPoll : IoUringSupport.RequiredFlags)
+            | support.OptionalFlags;
 
         Kernel = support.Kernel;
         ILogger logger = Options.LoggerFactory?.CreateLogger("Falconet.Transport.IoUring") ?? NullLogger.Instance;

@@ -40,6 +40,12 @@ public sealed class IoUringTransportOptions
     /// </summary>
     public bool SubmissionPolling { get; set; }
 
+    /// <summary>
+    /// How often a graceful close that still has a staged send in the kernel looks for the peer's progress (default 5 s):
+    /// while the peer acknowledges bytes the send goes on; a whole interval without progress resets the connection.
+    /// </summary>
+    internal TimeSpan LingeringSendCheckInterval { get; set; } = TimeSpan.FromSeconds(5);
+
     /// <summary>Receives with one multishot receive per connection into a buffer ring of pool blocks, copied out to the reader (being measured).</summary>
     internal bool MultishotReceive { get; set; } = Environment.GetEnvironmentVariable("FALCONET_URING_MULTISHOT") == "1";
 

@@ -101,9 +101,4 @@ public sealed class LibuvTransportTests
         await Should.ThrowAsync<OperationCanceledException>(() => pending.WaitAsync(Step));
         (await server.ReceiveAsync(new byte[1]).AsTask().WaitAsync(Step)).ShouldBe(0);
     }
-
-    private sealed class DelegateWorkItem(Action action) : IThreadPoolWorkItem
-    {
-        public void Execute() => action();
-    }
 }

@@ -71,7 +71,8 @@ internal sealed class TransportHarness : IAsyncDisposable
     public static Task<TransportHarness> StartAsync(int ioThreads = 2, IPAddress? address = null, bool trackLeaks = true, IoScheduling scheduling = IoScheduling.ThreadPool)
         => StartAsync(TransportUnderTest.Sockets, ioThreads, address, trackLeaks, scheduling);
 
-    private static async Task<TransportHarness> StartAsync(ITransportFactory factory, IPAddress? address)
+    /// <summary>Binds <paramref name="factory"/> to loopback port 0; the harness disposes it.</summary>
+    public static async Task<TransportHarness> StartAsync(ITransportFactory factory, IPAddress? address = null)
     {
         try
         {
@@ -198,4 +199,10 @@ internal sealed class TransportHarness : IAsyncDisposable
             await ((IAsyncDisposable)Factory).DisposeAsync();
         }
     }
+}
+
+/// <summary>A delegate as a work item, for <see cref="TransportConnection.Schedule"/>.</summary>
+internal sealed class DelegateWorkItem(Action action) : IThreadPoolWorkItem
+{
+    public void Execute() => action();
 }
