@@ -138,7 +138,7 @@ internal sealed unsafe partial class IoUringConnection : TransportConnection, II
     internal IoUringLoop Loop => _loop;
 
     /// <summary>True with <see cref="IoScheduling.ThreadPool"/>: completions reach the caller on a thread-pool thread, not on the loop.</summary>
-    internal bool CompletesOnThreadPool => !_inline;
+    public override bool CompletesOnThreadPool => !_inline;
 
     /// <summary>Reads TCP_NODELAY back from the socket (diagnostics and tests); false once the descriptor is closed.</summary>
     internal bool IsNoDelay

@@ -24,6 +24,7 @@ public sealed class IoUringTransportFactory : ITransportFactory, IAsyncDisposabl
     private readonly IoUringLoop[] _loops;
     private readonly SlabMemoryPool[] _pools;
     private volatile bool _disposed;
+    private long _refusedConnections;
 
     /// <summary>Checks that io_uring can be used and starts the loops.</summary>
     /// <exception cref="NotSupportedException">io_uring cannot be used here; the message says why.</exception>
@@ -122,7 +123,10 @@ public sealed class IoUringTransportFactory : ITransportFactory, IAsyncDisposabl
     }
 
     /// <summary>Connections reset at accept: past <see cref="IoUringTransportOptions.MaxConnections"/>, or shed while out of descriptors.</summary>
-    internal long RefusedConnections;
+    public long RefusedConnections => Interlocked.Read(ref _refusedConnections);
+
+    /// <summary>Counts a connection reset at accept (<see cref="RefusedConnections"/>).</summary>
+    internal void CountRefused() => Interlocked.Increment(ref _refusedConnections);
 
     /// <summary>Loop threads that have not ended yet (0 after a disposal that joined them all).</summary>
     internal int LoopsRunning

@@ -39,6 +39,7 @@ public sealed class IoUringTransportTests
         Thread resumedOn = await TransportHarness.ThreadAPendingReceiveResumesOnAsync(client, server);
 
         resumedOn.ManagedThreadId.ShouldBe(server.Pool.OwnerThreadId);
+        server.CompletesOnThreadPool.ShouldBeFalse();
     }
 
     [Fact(Timeout = Timeout)]
@@ -63,6 +64,7 @@ public sealed class IoUringTransportTests
         Thread resumedOn = await TransportHarness.ThreadAPendingReceiveResumesOnAsync(client, server);
 
         resumedOn.IsThreadPoolThread.ShouldBeTrue();
+        server.CompletesOnThreadPool.ShouldBeTrue();
     }
 
     [Fact(Timeout = Timeout)]

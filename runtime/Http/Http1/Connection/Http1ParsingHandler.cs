@@ -1,0 +1,35 @@
+using System;
+
+namespace Falconet.Http.Http1;
+
+/// <summary>
+/// The struct handler the parser is specialized for: the request line goes into the connection's request
+/// object, each header into its <see cref="RequestHeaders"/> through the matcher of <typeparamref name="THeaderSet"/>
+/// (an invalid typed value rejects the request), and the complete section must pass <see cref="RequestHeaderChecks"/> (Host, Expect).
+/// </summary>
+/// <typeparam name="THeaderSet">A struct, so the JIT compiles the parser for the set and calls its matcher directly.</typeparam>
+internal readonly struct Http1ParsingHandler<THeaderSet> : IHttpRequestLineHandler, IHttpHeadersHandler
+    where THeaderSet : struct, IHeaderSet
+{
+    private readonly HttpRequest _request;
+    private readonly RequestHeaders _headers;
+
+    public Http1ParsingHandler(HttpRequest request, RequestHeaders headers)
+    {
+        _request = request;
+        _headers = headers;
+    }
+
+    public void OnRequestLine(KnownMethod method, ReadOnlySpan<byte> methodToken, ReadOnlySpan<byte> target,
+        RequestTargetForm form, int queryIndex, KnownVersion version)
+    {
+        _headers.Clear();
+        _request.SetRequestLine(method, methodToken, target, form, queryIndex, version);
+    }
+
+    public bool OnHeader(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
+        => _headers.TryAppendMatched(THeaderSet.IndexOfRequestHeader(name), name, value);
+
+    // Thrown here, a rejection reaches the connection like a parse error: answered with its status, then the connection closes.
+    public void OnHeadersComplete() => RequestHeaderChecks.Check(_headers, _request.Version, _request.TargetForm, ref _request.ValidatedHost);
+}

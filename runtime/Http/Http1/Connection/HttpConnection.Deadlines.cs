@@ -1,0 +1,68 @@
+using System.Threading.Tasks;
+using Falconet.Diagnostics;
+
+namespace Falconet.Http.Http1;
+
+// Timekeeping seen from the connection: the heartbeat and a stopping server wake the loop by stopping its receive,
+// and a head that missed its deadline is answered 408.
+internal sealed partial class HttpConnection
+{
+    /// <summary>
+    /// Server stopping: a connection waiting for its next request, or lingering after its last response, stops
+    /// receiving, and its loop closes it gracefully.
+    /// </summary>
+    /// <remarks>
+    /// Pairs with the loop, which publishes <see cref="_waitingForRequest"/> (or <see cref="_lingering"/>) and its
+    /// deadline before it reads the shutdown signal: the server cancels that signal before calling this, so one side
+    /// always sees the other.
+    /// </remarks>
+    public void CloseIfIdle()
+    {
+        if ((_waitingForRequest || _lingering) && _deadline.TryExpireNow())
+        {
+            StopReceiving();
+        }
+    }
+
+    /// <summary>
+    /// Called by the server's heartbeat: expires a deadline that has passed and wakes the loop by stopping its receive;
+    /// stops the receive of a request body that arrives below its minimum rate (the body read then fails with 408);
+    /// resets a connection whose client reads the response below its minimum rate (it cannot be told otherwise).
+    /// </summary>
+    public void OnHeartbeat(long now)
+    {
+        if (_deadline.TryExpireIfPassed(now))
+        {
+            StopReceiving();
+        }
+
+        switch (_rates.Check(now))
+        {
+            case ConnectionCloseReason.MinRequestBodyDataRate:
+                StopReceiving();
+                break;
+            case ConnectionCloseReason.MinResponseDataRate:
+                _abortRequested = true;
+                _transport.Abort();
+                break;
+        }
+    }
+
+    /// <summary>Wakes a pending receive for good (it returns what had arrived, or 0); later receives return 0.</summary>
+    private void StopReceiving()
+    {
+        _receiveStopped = true;
+        _transport.StopReceiving();
+    }
+
+    /// <summary>Answers 408 with Connection: close to a request whose head did not arrive in time.</summary>
+    private ValueTask RespondRequestTimeoutAsync()
+    {
+        HttpLog.RequestHeadersTimedOut(_settings.Logger, Id);
+        ServerMetrics.Count(ServerMetrics.RejectedRequests, ConnectionCloseReasons.Name(ConnectionCloseReason.RequestHeadersTimeout));
+        _response.Reset(isHead: false, http10: false, keepAlive: false);
+        _response.TryWriteEmptyResponse(408, keepAlive: false);
+        CloseAfterResponse(ConnectionCloseReason.RequestHeadersTimeout);
+        return _output.FlushAsync();
+    }
+}

@@ -1,0 +1,501 @@
+using System;
+using System.Buffers;
+using System.Net;
+using System.Threading;
+using System.Threading.Tasks;
+using Falconet.Diagnostics;
+using Falconet.Transport;
+
+namespace Falconet.Http.Http1;
+
+/// <summary>
+/// Runs HTTP/1.1 on one transport connection: parses every complete request of what has been received
+/// (pipelining), runs the application, writes each response into output blocks and sends the whole batch
+/// with one gathered call. Every object here lives as long as the connection and is reused per request.
+/// </summary>
+/// <remarks>
+/// The server starts a connection with <see cref="TransportConnection.Schedule"/> (on the thread pool, or on the
+/// connection's I/O or loop thread where the transport has one), never on the accept loop. After that the loop
+/// continues wherever its awaited receive or send completes: on its libuv loop thread (libuv's default, inline
+/// scheduling), on the thread that completed it (the sockets default, thread-pool scheduling), or on its own thread with the
+/// sockets transport's I/O threads. Deadlines (<see cref="ConnectionDeadline"/>): while waiting for the first
+/// byte of a request the keep-alive deadline runs, from the first byte to the end of the header section the
+/// request-headers deadline; the server's heartbeat expires a passed one (<see cref="OnHeartbeat"/>) and stops the
+/// receive, and this loop then closes quietly, or answers 408 when part of a request has arrived. This file holds the loop;
+/// the partial files beside it hold its other jobs: HttpConnection.Closing.cs (aborts and the lingering close),
+/// HttpConnection.Deadlines.cs (the heartbeat's side and the 408) and HttpConnection.Errors.cs (answers to failed requests
+/// and the reporting of rejections).
+/// </remarks>
+internal sealed partial class HttpConnection : IThreadPoolWorkItem
+{
+    private static long s_nextId;
+
+    private readonly TransportConnection _transport;
+    private readonly HttpConnectionSettings _settings;
+    private readonly Http1Input _input;
+    private readonly Http1OutputBuffer _output;
+    private readonly RequestHeaders _requestHeaders;
+    private readonly HttpRequest _request;
+    private readonly HttpResponse _response;
+    private readonly RequestBodyReader _body;
+    private readonly HttpContext _context;
+    private readonly IoThreadReturn _ioThread;
+    private readonly RequestAbortSignal _abortSignal = new();
+    private ConnectionMeasurement _metrics;
+    private readonly ConnectionDeadline _deadline = new();
+    private readonly DataRateMonitor _rates;
+    private ParsePhase _phase;
+    private HeaderParseState _headerState;
+    private bool _requestKeepAlive;
+    private bool _headDeadlineArmed;
+    private volatile bool _abortRequested;
+    private bool _lingerOnClose;
+    private ConnectionCloseReason _closeReason;
+    private volatile bool _receiveStopped;
+    private int _emptyLineBytes;
+    private volatile bool _waitingForRequest;
+    private volatile bool _lingering;
+
+    public HttpConnection(TransportConnection transport, HttpConnectionSettings settings)
+    {
+        _transport = transport;
+        _settings = settings;
+        Id = Interlocked.Increment(ref s_nextId);
+        _input = new Http1Input(transport, _abortSignal);
+        _rates = new DataRateMonitor(settings.TimeProvider, settings.MinRequestBodyDataRate, settings.MinResponseDataRate);
+        _output = new Http1OutputBuffer(transport, settings.OutputBufferLimit, _rates);
+        HeaderSetBinding headerSet = settings.HeaderSet;
+        _requestHeaders = headerSet.CreateRequestHeaders();
+        _body = new RequestBodyReader(_input, _output, transport.Pool, settings.Limits, _rates);
+        _request = headerSet.CreateRequest(_requestHeaders, _body);
+        _response = headerSet.CreateResponse(_output, transport.Pool);
+        _response.Shutdown = settings.Shutdown;
+        _body.Attach(_response);
+        _context = headerSet.CreateContext(this, _request, _response);
+        _ioThread = new IoThreadReturn(transport);
+    }
+
+    public long Id { get; }
+
+    public long RequestCount { get; private set; }
+
+    public TransportConnection Transport => _transport;
+
+    /// <summary>Marks a connection the accept loop counted as queued (<see cref="ServerMetrics.QueuedConnectionsName"/>).</summary>
+    public void SetQueued(bool queued) => _metrics.SetQueued(queued);
+
+    public EndPoint? LocalEndPoint => _transport.LocalEndPoint;
+
+    public EndPoint? RemoteEndPoint => _transport.RemoteEndPoint;
+
+    /// <summary>The most output bytes this connection buffered at once (write-behind diagnostics).</summary>
+    public long PeakBufferedOutput => _output.PeakBuffered;
+
+    /// <summary>Cancelled when the client goes away or the request is aborted (see <see cref="HttpContext.RequestAborted"/>).</summary>
+    public CancellationToken RequestAborted => _abortSignal.Token;
+
+    /// <summary>Starts <see cref="RunAsync"/> where the transport scheduled it (see the remarks on the class).</summary>
+    void IThreadPoolWorkItem.Execute() => _ = RunAsync();
+
+    /// <summary>Runs the connection until the peer closes, a request asks to close, a deadline passes, or the server stops.</summary>
+    public async Task RunAsync()
+    {
+        _metrics.ConnectionStarted(_transport.LocalEndPoint);
+        try
+        {
+            await ProcessRequestsAsync().ConfigureAwait(false);
+            // After a stop, a receive's 0 is not the peer's close: the client may still be sending.
+            if (_lingerOnClose && !_abortRequested && (!_input.PeerClosed || _receiveStopped))
+            {
+                await LingerAsync().ConfigureAwait(false);
+            }
+        }
+        catch (Exception exception)
+        {
+            _abortRequested = true;
+            HttpLog.ConnectionError(_settings.Logger, Id, exception);
+        }
+
+        if (_rates.Violation != ConnectionCloseReason.None)
+        {
+            _closeReason = _rates.Violation;
+        }
+
+        if (_closeReason != ConnectionCloseReason.None)
+        {
+            HttpLog.ClosedByServer(_settings.Logger, Id, ConnectionCloseReasons.Name(_closeReason));
+            ServerMetrics.Count(ServerMetrics.ClosedConnections, ConnectionCloseReasons.Name(_closeReason));
+        }
+
+        // Close first and wait until no receive or send is pending: an operation still in flight (a body read
+        // the handler started and abandoned) may be writing into an input block until then.
+        if (_abortRequested)
+        {
+            _transport.Abort();
+        }
+
+        try
+        {
+            await _transport.DisposeAsync().ConfigureAwait(false);
+            await _input.AbandonWatchAsync().ConfigureAwait(false);
+        }
+        catch (Exception exception)
+        {
+            HttpLog.ConnectionError(_settings.Logger, Id, exception);
+        }
+        finally
+        {
+            _input.Dispose();
+            _output.Dispose();
+            _response.ReleaseBuffers();
+            _metrics.ConnectionEnded(_transport.LocalEndPoint);
+            _settings.ConnectionClosed?.Invoke(this);
+        }
+    }
+
+    private async Task ProcessRequestsAsync()
+    {
+        CancellationToken shutdown = _settings.Shutdown;
+        while (true)
+        {
+            // Write-behind between pipelined requests too: answers held back for one gathered send must not pile
+            // up past the bound while a client pipelines requests without reading.
+            if (_output.IsOverLimit)
+            {
+                await _output.FlushAsync().ConfigureAwait(false);
+            }
+
+            bool parsed;
+            try
+            {
+                parsed = TryParseRequestHead();
+            }
+            catch (BadHttpRequestException exception)
+            {
+                ReportRejection(exception);
+                _response.Reset(isHead: false, http10: false, keepAlive: false);
+                _response.TryWriteEmptyResponse(exception.StatusCode, keepAlive: false);
+                await _output.FlushAsync().ConfigureAwait(false);
+
+                // The client may still be sending the rest of what it meant as a request.
+                CloseAfterResponse(ConnectionCloseReason.BadRequest);
+                return;
+            }
+
+            if (parsed)
+            {
+                _headDeadlineArmed = false;
+                if (!_deadline.TrySet(ConnectionDeadline.None))
+                {
+                    // The head completed as its deadline passed; receiving has already stopped.
+                    await RespondRequestTimeoutAsync().ConfigureAwait(false);
+                    return;
+                }
+
+                // The request runs inside this method so that a handler completing synchronously costs no
+                // state machine; an asynchronous one reuses this method's box for the whole connection.
+                bool keepAlive = false;
+                Exception? failure = null;
+                _metrics.RequestStarted(_request);
+                bool accepted = BeginRequest();
+                if (accepted)
+                {
+                    try
+                    {
+                        _output.BeginHandlerCall();
+                        ValueTask handling = _settings.Application.Handle(_context);
+                        _output.EndHandlerCall();
+                        if (handling.IsCompleted)
+                        {
+                            handling.GetAwaiter().GetResult();
+                        }
+                        else
+                        {
+                            // While the handler waits, a receive notices a client that goes away (RequestAborted).
+                            _input.WatchForDisconnect();
+
+                            // What it flushed before going asynchronous was held for the batch: the client gets it now.
+                            if (_output.TakeOverHeldBytes() is { } takenOver)
+                            {
+                                await WaitForTakeOverAsync(takenOver).ConfigureAwait(false);
+                            }
+
+                            await handling.ConfigureAwait(false);
+
+                            // The handler finished elsewhere (a timer, the thread pool): the response is completed and
+                            // sent from the connection's I/O thread, where its pool is used on the owner path.
+                            if (!_transport.IsOnIoThread)
+                            {
+                                await _ioThread.Return();
+                            }
+                        }
+                    }
+                    catch (Exception exception)
+                    {
+                        _output.EndHandlerCall();
+                        failure = exception;
+                    }
+
+                    keepAlive = EndRequest(failure);
+                    _abortSignal.EndRequest();
+                    if (keepAlive && !_body.IsCompleted)
+                    {
+                        // Send the response before waiting for body bytes that nobody will read.
+                        await _output.FlushAsync().ConfigureAwait(false);
+                        keepAlive = await _body.DrainAsync(_settings.MaxRequestBodyDrainSize, CancellationToken.None).ConfigureAwait(false);
+                        if (_body.Fault is { } fault)
+                        {
+                            // The body the application left unread was malformed: the connection closes for it.
+                            ReportRejection(fault);
+                        }
+                    }
+                }
+
+                _metrics.RequestEnded(_request, _response.StatusCode, failure);
+                if (_abortRequested)
+                {
+                    return;
+                }
+
+                if (!keepAlive)
+                {
+                    await _output.FlushAsync().ConfigureAwait(false);
+                    CloseAfterResponse(_closeReason != ConnectionCloseReason.None ? _closeReason : ReasonToClose());
+                    return;
+                }
+
+                continue;
+            }
+
+            // Every complete request of this read is answered: send the batch in one call.
+            await _output.FlushAsync().ConfigureAwait(false);
+
+            // A connection waiting for the client holds only the block it receives into.
+            ReleaseIdleBlocks();
+
+            bool idle = _input.Buffered == 0 && _phase == ParsePhase.RequestLine;
+            if (idle)
+            {
+                // The idle clock starts once the responses are sent, so a slow reader is not idle. Both writes are
+                // published before the shutdown signal is read (see CloseIfIdle): once per batch, not per request.
+                _waitingForRequest = true;
+                bool armed = _deadline.TrySet(_settings.DeadlineAfter(_settings.KeepAliveTimeout));
+                Interlocked.MemoryBarrier();
+                if (!armed || shutdown.IsCancellationRequested)
+                {
+                    _closeReason = shutdown.IsCancellationRequested ? ConnectionCloseReason.ServerStopping : ConnectionCloseReason.KeepAliveTimeout;
+                    return;
+                }
+            }
+            else if (!_headDeadlineArmed)
+            {
+                // Part of a request has arrived: its head must be complete within the request-headers timeout.
+                _headDeadlineArmed = true;
+                if (!_deadline.TrySet(_settings.DeadlineAfter(_settings.RequestHeadersTimeout)))
+                {
+                    await RespondRequestTimeoutAsync().ConfigureAwait(false);
+                    return;
+                }
+            }
+
+            int received = _input.EndReceive(await _input.BeginReceive(CancellationToken.None).ConfigureAwait(false));
+            _waitingForRequest = false;
+            if (received == 0)
+            {
+                // Expired: the heartbeat (or a stopping server) stopped the receive. Otherwise the peer closed its side.
+                if (_deadline.IsExpired)
+                {
+                    if (!idle)
+                    {
+                        await RespondRequestTimeoutAsync().ConfigureAwait(false);
+                    }
+                    else
+                    {
+                        _closeReason = shutdown.IsCancellationRequested ? ConnectionCloseReason.ServerStopping : ConnectionCloseReason.KeepAliveTimeout;
+                    }
+                }
+
+                return;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Waits for the send of the bytes a handler held before going asynchronous. A failure is not the handler's: its next
+    /// flush, or the connection's, fails with it.
+    /// </summary>
+    private static async ValueTask WaitForTakeOverAsync(Task takenOver)
+    {
+        try
+        {
+            await takenOver.ConfigureAwait(false);
+        }
+        catch (Exception)
+        {
+            // Seen again by the next flush (see Http1OutputBuffer.TakeOverHeldBytes).
+        }
+    }
+
+    /// <summary>Returns the empty output and staged-body blocks to the pool while the connection only receives.</summary>
+    private void ReleaseIdleBlocks()
+    {
+        _output.ReleaseIdleBlock();
+        _response.ReleaseIdleBlock();
+    }
+
+    /// <summary>
+    /// Consumes input that is nothing but empty lines (a CRLF a client sent after a body, RFC 9112 section 2.2), so the
+    /// connection counts as idle again (keep-alive timeout, not the request-headers one, and closable on shutdown).
+    /// They still count toward the request-line limit until a request line arrives; past it, 400.
+    /// </summary>
+    private void ConsumeLoneEmptyLines(ReadOnlySequence<byte> input, HttpLimits limits)
+    {
+        if (Http1Parser.IsOnlyEmptyLines(input, limits, _emptyLineBytes, out int length))
+        {
+            _emptyLineBytes += length;
+            _input.Consume(input.End);
+        }
+    }
+
+    /// <summary>Parses the request line and headers from the buffered input; false when more bytes are needed.</summary>
+    private bool TryParseRequestHead()
+    {
+        if (_input.Buffered == 0)
+        {
+            return false;
+        }
+
+        var reader = new SequenceReader<byte>(_input.GetSequence());
+        HeaderSetBinding headerSet = _settings.HeaderSet;
+        HttpLimits limits = _settings.Limits;
+        if (_phase == ParsePhase.RequestLine)
+        {
+            if (!headerSet.TryParseRequestLine(_request, ref reader, limits, _emptyLineBytes))
+            {
+                // Only an incomplete line gets here, never a complete request: the check costs the hot path nothing.
+                ConsumeLoneEmptyLines(reader.Sequence, limits);
+                return false;
+            }
+
+            _emptyLineBytes = 0;
+            _phase = ParsePhase.Headers;
+            _headerState.Reset();
+        }
+
+        bool complete;
+        try
+        {
+            complete = headerSet.TryParseHeaders(_request, ref reader, limits, ref _headerState);
+        }
+        finally
+        {
+            _input.Consume(reader.Position);
+        }
+
+        if (!complete)
+        {
+            return false;
+        }
+
+        _phase = ParsePhase.RequestLine;
+        return true;
+    }
+
+    /// <summary>Decides the body framing and resets the request state; false when the request was rejected (response written).</summary>
+    private bool BeginRequest()
+    {
+        RequestCount++;
+        Interlocked.Increment(ref _settings.RequestsStarted);
+        KnownVersion version = _request.Version;
+        bool http10 = version == KnownVersion.Http10;
+        bool isHead = _request.Method == KnownMethod.Head;
+
+        RequestBodyKind bodyKind;
+        long contentLength;
+        try
+        {
+            if (_request.Method == KnownMethod.Connect && !_settings.AllowConnect)
+            {
+                // RFC 9110 section 9.3.6: CONNECT asks for a tunnel, which this server does not make for any target.
+                // 501 says exactly that (section 15.6.2); a 405 would need an Allow list only the application knows.
+                BadHttpRequestException.Throw(RequestRejectionReason.ConnectNotSupported);
+            }
+
+            bodyKind = RequestFraming.Determine(_requestHeaders, version, _settings.Limits, out contentLength);
+        }
+        catch (BadHttpRequestException exception)
+        {
+            ReportRejection(exception);
+            _response.Reset(isHead, http10, keepAlive: false);
+            _response.TryWriteEmptyResponse(exception.StatusCode, keepAlive: false);
+            _closeReason = ConnectionCloseReason.BadRequest;
+            return false;
+        }
+
+        _request.BodyKind = bodyKind;
+        _requestKeepAlive = WantsKeepAlive(http10) && !_settings.Shutdown.IsCancellationRequested;
+        bool expectContinue = !http10 && bodyKind != RequestBodyKind.None
+            && HttpConnectionTokens.ContainsContinue(_requestHeaders.Expect);
+        _body.Reset(bodyKind, contentLength, expectContinue);
+        _response.Reset(isHead, http10, _requestKeepAlive);
+        _response.AllowSynchronousWrites = _settings.AllowSynchronousWrites;
+        return true;
+    }
+
+    /// <summary>Completes the response after the handler returned or failed; true when the connection stays open.</summary>
+    private bool EndRequest(Exception? failure)
+    {
+        if (failure is null)
+        {
+            try
+            {
+                if (_body.Fault is { } fault)
+                {
+                    throw fault;
+                }
+
+                if (_settings.Shutdown.IsCancellationRequested
+                    || (!_body.IsCompleted && !_body.CanDrain(_settings.MaxRequestBodyDrainSize)))
+                {
+                    _response.KeepAlive = false;
+                }
+
+                _response.Complete();
+            }
+            catch (Exception exception)
+            {
+                failure = exception;
+            }
+        }
+
+        if (failure is not null && !TryRespondToFailure(failure))
+        {
+            _abortRequested = true;
+            return false;
+        }
+
+        return !_abortRequested && _response.KeepAlive && !_body.Truncated;
+    }
+
+    private bool WantsKeepAlive(bool http10)
+    {
+        var connection = _requestHeaders.Connection;
+        if (connection.Count == 0)
+        {
+            return !http10;
+        }
+
+        if (HttpConnectionTokens.ContainsClose(connection))
+        {
+            return false;
+        }
+
+        return !http10 || HttpConnectionTokens.ContainsKeepAlive(connection);
+    }
+
+    private enum ParsePhase : byte
+    {
+        RequestLine,
+        Headers,
+    }
+}

@@ -1,0 +1,271 @@
+using System;
+using Falconet.Http.Http1;
+using Microsoft.Extensions.Primitives;
+
+namespace Falconet.Http;
+
+/// <summary>How the response turns into bytes: the head, the body framing and completion.</summary>
+public partial class HttpResponse
+{
+    private static readonly StringValues s_server = new("Falconet");
+    private static readonly StringValues s_chunked = new("chunked");
+    private static readonly StringValues s_close = new("close");
+    private static readonly StringValues s_keepAlive = new("keep-alive");
+
+    internal void Reset(bool isHead, bool http10, bool keepAlive)
+    {
+        Headers.Clear();
+        if (_staged.Length != 0)
+        {
+            _staged.Consume(_staged.GetSequence().End);
+        }
+
+        _statusCode = 200;
+        _state = ResponseState.NotStarted;
+        _framing = ResponseFraming.None;
+        _declaredLength = null;
+        _bodyBytes = 0;
+        AllowSynchronousWrites = false;
+        _isHead = isHead;
+        _http10 = http10;
+        KeepAlive = keepAlive;
+    }
+
+    /// <summary>
+    /// Finishes the response after the handler returned: sets Content-Length from the buffered body when the
+    /// response has not started, or writes the last chunk when it streams.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">The body does not match a declared Content-Length.</exception>
+    internal void Complete()
+    {
+        if (_state == ResponseState.NotStarted)
+        {
+            long? declared = Headers.ContentLength;
+            if (declared is not null && declared != _bodyBytes && !_isHead && !HttpStatusLines.IsBodyless(_statusCode))
+            {
+                throw new InvalidOperationException(
+                    $"The handler wrote {_bodyBytes} body bytes but declared Content-Length {declared}.");
+            }
+
+            Start(final: true);
+        }
+        else if (_state == ResponseState.Started)
+        {
+            CommitStaged();
+            if (_framing == ResponseFraming.Chunked && !_isHead)
+            {
+                _output.Write(ChunkedResponseEncoder.LastChunk);
+            }
+            else if (_framing == ResponseFraming.ContentLength && !_isHead && _bodyBytes != _declaredLength)
+            {
+                throw new InvalidOperationException(
+                    $"The handler wrote {_bodyBytes} body bytes but declared Content-Length {_declaredLength}.");
+            }
+        }
+
+        _state = ResponseState.Completed;
+    }
+
+    /// <summary>
+    /// Replaces a response that has not started with an empty one of <paramref name="statusCode"/>
+    /// (Content-Length: 0, plus Connection: close unless the connection stays open). False once started.
+    /// </summary>
+    internal bool TryWriteEmptyResponse(int statusCode, bool keepAlive)
+    {
+        if (_state != ResponseState.NotStarted)
+        {
+            return false;
+        }
+
+        Reset(_isHead, _http10, keepAlive);
+        _statusCode = statusCode;
+        Headers.ContentLength = 0;
+        Start(final: true);
+        _state = ResponseState.Completed;
+        return true;
+    }
+
+    /// <summary>
+    /// Writes the status line and headers into the output, then the body buffered so far. All or nothing: when
+    /// the head cannot be written (a header value with CR or LF, say), its bytes are taken back out of the
+    /// output and the framing headers the decision changed are restored, so the response has not started and
+    /// the connection can still answer it with a clean error status.
+    /// </summary>
+    private void Start(bool final)
+    {
+        // Server and Date need no restoring: they are added only when absent, as a retry would add them (a Date at
+        // most a second older than a fresh one).
+        ResponseHeaders headers = Headers;
+        StringValues transferEncoding = headers.TransferEncoding;
+        StringValues connection = headers.Connection;
+        long? contentLength = headers.ContentLength;
+        bool keepAlive = KeepAlive;
+        long mark = _output.Buffered;
+        ResponseFraming framing;
+        try
+        {
+            framing = PrepareHead(final);
+            _output.Write(HttpStatusLines.Get(_statusCode));
+            BlockChainWriter writer = _output.Writer;
+            headers.CopyTo(ref writer);
+            _output.Write("\r\n\r\n"u8);
+        }
+        catch
+        {
+            _output.RollBackTo(mark);
+            headers.TransferEncoding = transferEncoding;
+            headers.Connection = connection;
+            headers.ContentLength = contentLength;
+            KeepAlive = keepAlive;
+            throw;
+        }
+
+        _framing = framing;
+        _declaredLength = framing == ResponseFraming.ContentLength ? headers.ContentLength : null;
+        _state = ResponseState.Started;
+        CommitStaged();
+    }
+
+    /// <summary>Adds the default headers and decides the body framing, setting the framing and Connection headers to match.</summary>
+    private ResponseFraming PrepareHead(bool final)
+    {
+        ResponseHeaders headers = Headers;
+        if (headers.Server.Count == 0)
+        {
+            headers.Server = s_server;
+        }
+
+        if (headers.Date.Count == 0)
+        {
+            headers.Date = DateHeaderValues.Value;
+        }
+
+        ResponseFraming framing;
+        if (HttpStatusLines.IsBodyless(_statusCode))
+        {
+            // RFC 9110 section 8.6 and RFC 9112 section 6.1: no Content-Length or Transfer-Encoding in a 1xx or
+            // 204 response. A 304 keeps a Content-Length the application set: it announces the length of the
+            // representation a 200 would carry (RFC 9110 section 15.4.5), not a body of this response, so it is
+            // never computed. Transfer-Encoding is dropped there too, since this response has no body to frame.
+            framing = ResponseFraming.None;
+            headers.TransferEncoding = default;
+            if (_statusCode != 304)
+            {
+                headers.ContentLength = null;
+            }
+        }
+        else if (headers.ContentLength is not null)
+        {
+            // A declared length wins over a Transfer-Encoding the application also set: a message never
+            // carries both (RFC 9112 section 6.1).
+            framing = ResponseFraming.ContentLength;
+            headers.TransferEncoding = default;
+        }
+        else if (headers.TransferEncoding.Count != 0 && !_http10)
+        {
+            headers.TransferEncoding = s_chunked;
+            framing = ResponseFraming.Chunked;
+        }
+        else
+        {
+            // An HTTP/1.0 client does not know chunked (RFC 9112 section 6.1): a Transfer-Encoding the
+            // application set is dropped and the body is framed by its length or by closing the connection.
+            headers.TransferEncoding = default;
+            if (final)
+            {
+                headers.ContentLength = _bodyBytes;
+                framing = ResponseFraming.ContentLength;
+            }
+            else if (!_http10)
+            {
+                headers.TransferEncoding = s_chunked;
+                framing = ResponseFraming.Chunked;
+            }
+            else
+            {
+                framing = ResponseFraming.CloseDelimited;
+                KeepAlive = false;
+            }
+        }
+
+        // A response that starts while the server stops says that the connection closes after it.
+        if (KeepAlive && (HttpConnectionTokens.ContainsClose(headers.Connection) || Shutdown.IsCancellationRequested))
+        {
+            KeepAlive = false;
+        }
+
+        if (!KeepAlive)
+        {
+            headers.Connection = s_close;
+        }
+        else if (_http10)
+        {
+            headers.Connection = s_keepAlive;
+        }
+
+        return framing;
+    }
+
+    /// <summary>Moves the staged body bytes into the output, as one chunk when chunked.</summary>
+    private void CommitStaged()
+    {
+        long length = _staged.Length;
+        if (length == 0)
+        {
+            return;
+        }
+
+        if (_isHead || _framing == ResponseFraming.None)
+        {
+            _staged.Consume(_staged.GetSequence().End);
+            return;
+        }
+
+        if (_framing == ResponseFraming.Chunked)
+        {
+            ChunkedResponseEncoder.WriteChunkHeader(_output.Writer, length);
+            _output.WriteFrom(_staged);
+            _output.Write(ChunkedResponseEncoder.ChunkEnd);
+        }
+        else
+        {
+            _output.WriteFrom(_staged);
+        }
+    }
+
+    /// <summary>Writes body bytes of a started response straight into the output.</summary>
+    private void WriteFramed(ReadOnlySpan<byte> data)
+    {
+        if (_framing == ResponseFraming.None)
+        {
+            return;
+        }
+
+        if (_framing == ResponseFraming.Chunked)
+        {
+            ChunkedResponseEncoder.WriteChunkHeader(_output.Writer, data.Length);
+            _output.Write(data);
+            _output.Write(ChunkedResponseEncoder.ChunkEnd);
+        }
+        else
+        {
+            _output.Write(data);
+        }
+    }
+
+    /// <summary>Returns the empty staged block to the pool while the connection waits for its next request.</summary>
+    internal void ReleaseIdleBlock()
+    {
+        if (_staged.Length == 0)
+        {
+            _staged.Dispose();
+        }
+    }
+
+    /// <summary>Returns the staged blocks to the pool (connection teardown).</summary>
+    internal void ReleaseBuffers()
+    {
+        _stagedWriter.Dispose();
+        _staged.Dispose();
+    }
+}

@@ -1,0 +1,110 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Net.Security;
+using System.Security.Authentication;
+using System.Security.Cryptography.X509Certificates;
+using System.Threading.Tasks;
+using Falconet.Server;
+
+namespace Falconet.Transport.Tls;
+
+/// <summary>
+/// The TLS settings of one started HTTPS endpoint: SslStream options prepared once per certificate (chain built,
+/// ALPN, protocols, client-certificate policy) and picked per handshake from the ClientHello.
+/// </summary>
+internal sealed class TlsServerSettings
+{
+    private readonly TlsServerOptions _options;
+    private readonly SslServerAuthenticationOptions? _fixed;
+    private readonly ConcurrentDictionary<X509Certificate2, SslServerAuthenticationOptions>? _selected;
+    private readonly RemoteCertificateValidationCallback? _validateClient;
+    private readonly List<SslApplicationProtocol>? _applicationProtocols;
+
+    public TlsServerSettings(TlsServerOptions options, TimeProvider clock)
+    {
+        options.Validate();
+        _options = options;
+        _applicationProtocols = options.ApplicationProtocols.Count == 0 ? null : new List<SslApplicationProtocol>(options.ApplicationProtocols);
+        HandshakeTimeout = (long)(options.HandshakeTimeout.TotalSeconds * clock.TimestampFrequency);
+        if (options.ClientCertificateMode != ClientCertificateMode.NoCertificate)
+        {
+            _validateClient = ValidateClientCertificate;
+        }
+
+        if (options.ServerCertificateSelector is null)
+        {
+            _fixed = Prepare(options.ServerCertificate!);
+        }
+        else
+        {
+            _selected = new ConcurrentDictionary<X509Certificate2, SslServerAuthenticationOptions>(ReferenceEqualityComparer.Instance);
+        }
+    }
+
+    /// <summary>The handshake timeout in timestamp ticks of the server's clock.</summary>
+    public long HandshakeTimeout { get; }
+
+    /// <summary>The SslStream callback: options for the host name of the ClientHello; the state is the <see cref="TlsHandshake"/>.</summary>
+    public static readonly ServerOptionsSelectionCallback SelectOptions = static (_, hello, state, _) =>
+        ValueTask.FromResult(((TlsHandshake)state!).SelectOptions(hello.ServerName));
+
+    /// <summary>The options for a client that asked for <paramref name="hostName"/>; null when no certificate serves it.</summary>
+    public SslServerAuthenticationOptions? For(string? hostName)
+    {
+        if (_fixed is not null)
+        {
+            return _fixed;
+        }
+
+        X509Certificate2? certificate = _options.ServerCertificateSelector!(string.IsNullOrEmpty(hostName) ? null : hostName);
+        if (certificate is null)
+        {
+            return null;
+        }
+
+        if (!certificate.HasPrivateKey)
+        {
+            throw new AuthenticationException($"The certificate selected for '{hostName}' has no private key.");
+        }
+
+        return _selected!.GetOrAdd(certificate, Prepare);
+    }
+
+    private SslServerAuthenticationOptions Prepare(X509Certificate2 certificate) => new()
+    {
+        // Built once: no chain building per handshake.
+        ServerCertificateContext = SslStreamCertificateContext.Create(certificate, additionalCertificates: null, offline: true),
+        EnabledSslProtocols = _options.EnabledProtocols,
+        ApplicationProtocols = _applicationProtocols,
+        ClientCertificateRequired = _options.ClientCertificateMode != ClientCertificateMode.NoCertificate,
+        RemoteCertificateValidationCallback = _validateClient,
+        CertificateRevocationCheckMode = X509RevocationMode.NoCheck,
+
+        // Client-initiated renegotiation is a known denial-of-service lever, and HTTP/1.1 over TLS never needs it.
+        AllowRenegotiation = false,
+    };
+
+    private bool ValidateClientCertificate(object sender, X509Certificate? certificate, X509Chain? chain, SslPolicyErrors errors)
+    {
+        bool accepted;
+        if (certificate is null)
+        {
+            accepted = _options.ClientCertificateMode == ClientCertificateMode.AllowCertificate;
+        }
+        else
+        {
+            X509Certificate2 client = TlsConnection.AsCertificate2(certificate)!;
+            accepted = _options.ClientCertificateValidation is { } validate
+                ? validate(client, chain, errors)
+                : errors == SslPolicyErrors.None;
+        }
+
+        if (!accepted)
+        {
+            TlsConnection.OnClientCertificateRejected(sender);
+        }
+
+        return accepted;
+    }
+}
