@@ -23,7 +23,7 @@ internal sealed unsafe partial class IoUringConnection
     /// <summary>True while the only operation left of a closing connection is a staged send (and its progress timer).</summary>
     private bool IsLingeringSend => _closing && !_reset && _staged is not null && _sendInFlight;
 
-    private void ShutdownSendOnLoop()
+    private protected override void ShutdownSendOnLoop()
     {
         if (_closing || _sendShutDown)
         {
@@ -47,9 +47,9 @@ internal sealed unsafe partial class IoUringConnection
     /// <summary>
     /// Closes on the loop thread: a pending receive returns 0, a pending send fails; with <paramref name="reset"/> the peer
     /// gets an RST. A graceful close lets a staged send (complete for its caller already) go on while the peer keeps taking
-    /// bytes; the caller's <see cref="DisposeAsync"/> does not wait for it. A reset requested meanwhile cancels it.
+    /// bytes; the caller's <see cref="LoopConnection.DisposeAsync"/> does not wait for it. A reset requested meanwhile cancels it.
     /// </summary>
-    internal void CloseOnLoop(bool reset)
+    internal override void CloseOnLoop(bool reset)
     {
         if (_descriptorClosed)
         {
@@ -78,10 +78,7 @@ internal sealed unsafe partial class IoUringConnection
         }
 
         _closing = true;
-        if (Volatile.Read(ref _state) == Open)
-        {
-            Volatile.Write(ref _state, reset ? Aborted : Disposed);
-        }
+        MarkClosedLocally(reset);
 
         ReleaseHeld();
         if (_receiveInFlight || _multishotArmed)
@@ -196,7 +193,7 @@ internal sealed unsafe partial class IoUringConnection
             Shutdown(_fd, ShutWrite);
         }
 
-        _descriptorClosed = true;
+        Volatile.Write(ref _descriptorClosed, true);
         Sqe* sqe = _loop.Submit(this, OpClose);
         sqe->Opcode = OpcodeClose;
         sqe->Fd = _fd;
@@ -214,7 +211,7 @@ internal sealed unsafe partial class IoUringConnection
         if (!_callerReleased)
         {
             _callerReleased = true;
-            ReleaseBusy();
+            ReleaseHandle();
         }
     }
 

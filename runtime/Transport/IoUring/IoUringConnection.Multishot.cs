@@ -67,7 +67,7 @@ internal sealed unsafe partial class IoUringConnection : IIoUringBufferWaiter
             return;
         }
 
-        if (_closing || Volatile.Read(ref _receiveStopped) != 0 || _endOfStream)
+        if (_closing || IsReceiveStopped || _endOfStream)
         {
             CompleteReceive(0);
             return;
@@ -79,7 +79,7 @@ internal sealed unsafe partial class IoUringConnection : IIoUringBufferWaiter
     private void ArmMultishot()
     {
         if (_multishotArmed || _waitingForBuffers || _closing || _endOfStream || _receiveError is not null
-            || _heldCount >= MaxHeldBuffers || Volatile.Read(ref _receiveStopped) != 0)
+            || _heldCount >= MaxHeldBuffers || IsReceiveStopped)
         {
             return;
         }
@@ -106,7 +106,7 @@ internal sealed unsafe partial class IoUringConnection : IIoUringBufferWaiter
         if (result > 0)
         {
             int id = (int)(flags >> CqeBufferShift);
-            if (_closing || Volatile.Read(ref _receiveStopped) != 0)
+            if (_closing || IsReceiveStopped)
             {
                 _loop.ReceiveBuffers!.Provide(id);
             }

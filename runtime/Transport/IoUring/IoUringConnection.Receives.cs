@@ -13,7 +13,7 @@ internal sealed unsafe partial class IoUringConnection
     private bool _receivedBefore;
     private static readonly bool s_pollFirst = Environment.GetEnvironmentVariable("FALCONET_URING_POLLFIRST") == "1";
 
-    private void StartReceiveOnLoop()
+    private protected override void StartReceiveOnLoop()
     {
         if (!_receivePending || _receiveInFlight)
         {
@@ -26,7 +26,7 @@ internal sealed unsafe partial class IoUringConnection
             return;
         }
 
-        if (_closing || Volatile.Read(ref _receiveStopped) != 0 || _endOfStream)
+        if (_closing || IsReceiveStopped || _endOfStream)
         {
             CompleteReceive(0);
             return;
@@ -48,7 +48,7 @@ internal sealed unsafe partial class IoUringConnection
         _operationsInFlight++;
     }
 
-    private void StopReceivingOnLoop()
+    private protected override void StopReceivingOnLoop()
     {
         ReleaseHeld();
         if (_receiveInFlight || _multishotArmed)
@@ -105,19 +105,6 @@ internal sealed unsafe partial class IoUringConnection
         {
             CompleteReceive(0, new IoUringException("recv", -result));
         }
-    }
-
-    /// <summary>Completes the pending receive with <paramref name="read"/> bytes (0: end of stream), or with <paramref name="error"/>.</summary>
-    private void CompleteReceive(int read, Exception? error = null)
-    {
-        _receivePending = false;
-        _receiveBuffer = default;
-        _receiveRegistration.Dispose();
-        _receiveRegistration = default;
-
-        // Cleared before the result is set: an inline continuation asks for the next receive from inside SetResult.
-        Volatile.Write(ref _receiveOutstanding, 0);
-        Deliver(send: false, read, _receiveToken.IsCancellationRequested ? new OperationCanceledException(_receiveToken) : error);
     }
 
     /// <summary>

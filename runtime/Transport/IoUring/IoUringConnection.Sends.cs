@@ -41,7 +41,7 @@ internal sealed unsafe partial class IoUringConnection
     }
 
     /// <summary>Starts the caller's pending send unless another is in the kernel (its completion starts this one).</summary>
-    private void SendOnLoop()
+    private protected override void SendOnLoop()
     {
         if (!_sendPending || _sendInFlight)
         {
@@ -183,25 +183,6 @@ internal sealed unsafe partial class IoUringConnection
         0 => new ConnectionResetException("The peer reset the connection.", new IoUringException("send", EPIPE)),
         _ => new IoUringException("send", -result),
     };
-
-    private void CompleteSend(Exception? error)
-    {
-        if (!_sendPending)
-        {
-            return;
-        }
-
-        _sendPending = false;
-        _sendBuffers = default;
-        _sendRegistration.Dispose();
-        _sendRegistration = default;
-        Volatile.Write(ref _sendOutstanding, 0);
-        CancellationToken token = _sendToken;
-        _sendToken = default;
-
-        // A cancelled send aborted the connection: its caller learns why, not only that the write failed.
-        Deliver(send: true, 0, error is not null && token.IsCancellationRequested ? new OperationCanceledException(token) : error);
-    }
 
     private byte* PinForSend(ReadOnlyMemory<byte> segment)
     {
