@@ -2,7 +2,6 @@ using System;
 using System.Net;
 using System.Net.Sockets;
 using System.Threading;
-using System.Threading.Channels;
 using System.Threading.Tasks;
 using Falconet.Diagnostics;
 
@@ -18,12 +17,7 @@ namespace Falconet.Transport.IoUring;
 /// </remarks>
 internal sealed class IoUringConnectionListener : IConnectionListener
 {
-    private readonly Channel<IoUringConnection> _accepted = Channel.CreateUnbounded<IoUringConnection>(new UnboundedChannelOptions
-    {
-        SingleReader = false,
-        SingleWriter = false,
-        AllowSynchronousContinuations = false,
-    });
+    private readonly AcceptQueue _accepted = new();
 
     private readonly IoUringTransportFactory _factory;
     private IoUringAcceptor[] _acceptors = [];
@@ -84,17 +78,7 @@ internal sealed class IoUringConnectionListener : IConnectionListener
         }
     }
 
-    public async ValueTask<TransportConnection?> AcceptAsync(CancellationToken ct = default)
-    {
-        try
-        {
-            return await _accepted.Reader.ReadAsync(ct).ConfigureAwait(false);
-        }
-        catch (ChannelClosedException)
-        {
-            return null;
-        }
-    }
+    public ValueTask<TransportConnection?> AcceptAsync(CancellationToken ct = default) => _accepted.AcceptAsync(ct);
 
     public async ValueTask UnbindAsync()
     {
@@ -108,14 +92,8 @@ internal sealed class IoUringConnectionListener : IConnectionListener
             await acceptor.CloseAsync().ConfigureAwait(false);
         }
 
-        _accepted.Writer.TryComplete();
-
         // Accepted but never handed out: nobody else will close them.
-        while (_accepted.Reader.TryRead(out IoUringConnection? connection))
-        {
-            connection.Abort();
-            await connection.DisposeAsync().ConfigureAwait(false);
-        }
+        await _accepted.CloseAsync().ConfigureAwait(false);
     }
 
     public ValueTask DisposeAsync() => UnbindAsync();
@@ -128,14 +106,7 @@ internal sealed class IoUringConnectionListener : IConnectionListener
     }
 
     /// <summary>Queues a connection made on its loop thread for <see cref="AcceptAsync"/>; resets it when the listener is unbound.</summary>
-    internal void OnAccepted(IoUringConnection connection)
-    {
-        if (!_accepted.Writer.TryWrite(connection))
-        {
-            connection.Abort();
-            _ = connection.DisposeAsync();
-        }
-    }
+    internal void OnAccepted(IoUringConnection connection) => _accepted.Add(connection);
 
     /// <summary>A bound, listening, non-blocking socket; accepted connections inherit TCP_NODELAY from it.</summary>
     private Socket Listen(EndPoint endpoint, bool reusePort)

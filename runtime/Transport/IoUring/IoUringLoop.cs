@@ -1,5 +1,4 @@
 using System;
-using System.Collections.Concurrent;
 using System.Runtime.InteropServices;
 using System.Threading;
 using Falconet.Buffers;
@@ -32,7 +31,7 @@ internal interface IIoUringOperations
 /// operation the turn produced (the receives and sends of every connection served) and waits for the next completion
 /// only when nothing is left to do.
 /// </remarks>
-internal sealed unsafe class IoUringLoop : IIoUringOperations
+internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
 {
     private const byte OpWake = 1;
     private const byte OpCancel = 2;
@@ -43,11 +42,7 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
     /// <summary>Completion queue entries per ring (the kernel keeps what overflows, IORING_FEAT_NODROP).</summary>
     internal const uint CompletionEntries = 8192;
 
-    private readonly ConcurrentQueue<IThreadPoolWorkItem> _queue = new();
     private readonly object _wakeGate = new();
-    private readonly Thread _thread;
-    private readonly ILogger _logger;
-    private readonly ManualResetEventSlim _exited = new(false);
     private readonly ManualResetEventSlim _started = new(false);
     private readonly uint _setupFlags;
     private readonly uint _sqPollIdle;
@@ -69,33 +64,23 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
     private int _registered;
 
     public IoUringLoop(int index, IoUringTransportOptions options, uint setupFlags, ILogger logger)
+        : base(index, $"falconet-uring-{index}", $"iouring-{index}", options.TrackLeaks, logger)
     {
-        Index = index;
-        _logger = logger;
         _setupFlags = setupFlags;
         _multishotReceive = options.MultishotReceive;
         LingeringSendCheckInterval = options.LingeringSendCheckInterval;
         _sqPollIdle = (uint)options.SubmissionPollingIdle.TotalMilliseconds;
-        _thread = new Thread(Run) { IsBackground = true, Name = $"falconet-uring-{index}" };
-        Pool = new SlabMemoryPool($"iouring-{index}", options.TrackLeaks, _thread.ManagedThreadId) { OwnerScheduler = Post };
         Staging = new IoUringSendStaging(Pool);
 
         // The ring is made on the loop thread: a single-issuer ring belongs to the thread that created it.
-        _thread.UnsafeStart();
+        StartThread();
         _started.Wait();
         if (_startError is not null)
         {
-            _exited.Wait();
             Pool.Dispose();
             throw _startError;
         }
     }
-
-    /// <summary>The loop's position among the transport's loops.</summary>
-    public int Index { get; }
-
-    /// <summary>The pool owned by the loop thread.</summary>
-    public SlabMemoryPool Pool { get; }
 
     /// <summary>Where small sends are copied so that they complete at once (see <see cref="IoUringSendStaging"/>).</summary>
     public IoUringSendStaging Staging { get; }
@@ -106,34 +91,17 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
     /// <summary>See <see cref="IoUringTransportOptions.LingeringSendCheckInterval"/>.</summary>
     public TimeSpan LingeringSendCheckInterval { get; }
 
-    /// <summary>The logger for failures that have no caller to throw to.</summary>
-    public ILogger Logger => _logger;
-
-    /// <summary>True once the loop thread has ended.</summary>
-    public bool HasExited => _exited.IsSet;
-
-    /// <summary>True on the loop thread.</summary>
-    public bool IsLoopThread => Environment.CurrentManagedThreadId == _thread.ManagedThreadId;
-
     /// <summary>The ring's setup flags (diagnostics and tests).</summary>
     public uint RingFlags => _ring?.Flags ?? 0;
 
     /// <summary>True once the loop is stopping: new connections are refused.</summary>
     public bool IsStopping => _stopping;
 
-    /// <summary>Connections opened on this loop and not yet closed.</summary>
-    public int OpenConnections;
-
-    /// <summary>Connections accepted on this loop since it started.</summary>
-    public long AcceptedConnections;
-
     /// <summary>Turns of the loop that entered the kernel (diagnostics: submissions per call).</summary>
     public long Enters;
 
-    /// <summary>Runs <paramref name="item"/> on the loop thread (on the thread pool once the loop has stopped).</summary>
-    public void Post(IThreadPoolWorkItem item)
+    protected override void Wake()
     {
-        _queue.Enqueue(item);
         if (IsLoopThread)
         {
             // The loop looks at its queue before it waits.
@@ -218,19 +186,6 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
         sqe->Address = ((ulong)(uint)owner.Slot << 8) | operation;
     }
 
-    /// <summary>Closes every connection and listener of the loop (connections are reset), lets it finish, and waits at most <paramref name="timeout"/> for its thread.</summary>
-    public bool Stop(TimeSpan timeout)
-    {
-        Post(new StopWorkItem(this));
-        bool exited = IsLoopThread || _exited.Wait(timeout);
-        if (exited)
-        {
-            Pool.Dispose();
-        }
-
-        return exited;
-    }
-
     public int Slot { get; set; } = -1;
 
     public void OnCompletion(byte operation, int result, uint flags)
@@ -246,7 +201,7 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
         Interlocked.Exchange(ref _wakeRequested, 0);
         if (result < 0 && result != -ECANCELED)
         {
-            IoUringLog.LoopFailed(_logger, Index, new IoUringException("read(eventfd)", -result));
+            IoUringLog.LoopFailed(Logger, Index, new IoUringException("read(eventfd)", -result));
         }
 
         if (!_stopping)
@@ -259,7 +214,7 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
     {
     }
 
-    private void Run()
+    protected override void RunLoop()
     {
         try
         {
@@ -284,7 +239,6 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
             _startError = exception;
             Cleanup();
             _started.Set();
-            _exited.Set();
             return;
         }
 
@@ -295,13 +249,11 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
         }
         catch (Exception exception)
         {
-            IoUringLog.LoopFailed(_logger, Index, exception);
+            IoUringLog.LoopFailed(Logger, Index, exception);
         }
         finally
         {
             Cleanup();
-            _exited.Set();
-            DrainToThreadPool();
         }
     }
 
@@ -328,7 +280,7 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
 
             Staging.ReleaseIdle();
             ReceiveBuffers?.ResumeWaiters();
-            uint waitFor = ring.HasCompletions || !_queue.IsEmpty ? 0u : 1u;
+            uint waitFor = ring.HasCompletions || HasQueuedWork ? 0u : 1u;
             Enters++;
             int result = ring.SubmitAndWait(waitFor);
             if (result < 0 && result != -EINTR && result != -EAGAIN && result != -EBUSY && result != -ETIME)
@@ -356,22 +308,7 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
             catch (Exception exception)
             {
                 // A completion must not take the loop down with it; the connection it belonged to times out or closes.
-                IoUringLog.CallbackFailed(_logger, Index, exception);
-            }
-        }
-    }
-
-    private void RunQueued()
-    {
-        while (_queue.TryDequeue(out IThreadPoolWorkItem? item))
-        {
-            try
-            {
-                item.Execute();
-            }
-            catch (Exception exception)
-            {
-                IoUringLog.WorkItemFailed(_logger, Index, exception);
+                IoUringLog.CallbackFailed(Logger, Index, exception);
             }
         }
     }
@@ -386,7 +323,9 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
         _wakeArmed = true;
     }
 
-    private void BeginStopOnLoop()
+    protected override void OnWorkItemFailed(Exception exception) => IoUringLog.WorkItemFailed(Logger, Index, exception);
+
+    protected override void BeginStopOnLoop()
     {
         if (_stopping)
         {
@@ -407,7 +346,7 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
                 }
                 catch (Exception exception)
                 {
-                    IoUringLog.CallbackFailed(_logger, Index, exception);
+                    IoUringLog.CallbackFailed(Logger, Index, exception);
                 }
             }
         }
@@ -435,25 +374,6 @@ internal sealed unsafe class IoUringLoop : IIoUringOperations
         _ring = null;
         NativeMemory.Free(_wakeValue);
         _wakeValue = null;
-    }
-
-    private void DrainToThreadPool()
-    {
-        while (_queue.TryDequeue(out IThreadPoolWorkItem? item))
-        {
-            ThreadPool.UnsafeQueueUserWorkItem(item, preferLocal: false);
-        }
-    }
-
-    private sealed class StopWorkItem(IoUringLoop loop) : IThreadPoolWorkItem
-    {
-        public void Execute()
-        {
-            if (loop.IsLoopThread)
-            {
-                loop.BeginStopOnLoop();
-            }
-        }
     }
 }
 

@@ -85,19 +85,7 @@ public sealed class IoUringTransportFactory : ITransportFactory, IAsyncDisposabl
     public IReadOnlyList<SlabMemoryPool> Pools => _pools;
 
     /// <summary>Connections accepted by each loop since start, for diagnostics (the spread over loops).</summary>
-    public IReadOnlyList<long> AcceptedPerLoop
-    {
-        get
-        {
-            var counts = new long[_loops.Length];
-            for (int i = 0; i < counts.Length; i++)
-            {
-                counts[i] = Interlocked.Read(ref _loops[i].AcceptedConnections);
-            }
-
-            return counts;
-        }
-    }
+    public IReadOnlyList<long> AcceptedPerLoop => TransportLoops.AcceptedPerLoop(_loops);
 
     /// <summary>True when io_uring can be used by this process (Linux 6.1 or later, not disabled, not blocked by seccomp).</summary>
     public static bool IsAvailable => IoUringSupport.Current.IsAvailable;
@@ -108,19 +96,7 @@ public sealed class IoUringTransportFactory : ITransportFactory, IAsyncDisposabl
     internal IoUringLoop[] Loops => _loops;
 
     /// <summary>Connections of every loop not closed yet, including those accepted but not handed out.</summary>
-    internal int OpenConnections
-    {
-        get
-        {
-            int open = 0;
-            foreach (IoUringLoop loop in _loops)
-            {
-                open += Volatile.Read(ref loop.OpenConnections);
-            }
-
-            return open;
-        }
-    }
+    internal int OpenConnections => TransportLoops.OpenConnections(_loops);
 
     /// <summary>Connections reset at accept: past <see cref="IoUringTransportOptions.MaxConnections"/>, or shed while out of descriptors.</summary>
     public long RefusedConnections => Interlocked.Read(ref _refusedConnections);
@@ -129,19 +105,7 @@ public sealed class IoUringTransportFactory : ITransportFactory, IAsyncDisposabl
     internal void CountRefused() => Interlocked.Increment(ref _refusedConnections);
 
     /// <summary>Loop threads that have not ended yet (0 after a disposal that joined them all).</summary>
-    internal int LoopsRunning
-    {
-        get
-        {
-            int running = 0;
-            foreach (IoUringLoop loop in _loops)
-            {
-                running += loop.HasExited ? 0 : 1;
-            }
-
-            return running;
-        }
-    }
+    internal int LoopsRunning => TransportLoops.Running(_loops);
 
     /// <summary>Binds a TCP listener to an <see cref="IPEndPoint"/> on every loop (port 0 picks a free port; IPv6Any also accepts IPv4).</summary>
     public async ValueTask<IConnectionListener> BindAsync(EndPoint endpoint, CancellationToken ct = default)
@@ -168,11 +132,7 @@ public sealed class IoUringTransportFactory : ITransportFactory, IAsyncDisposabl
         }
 
         _disposed = true;
-        long deadline = Environment.TickCount64 + (long)LoopStopTimeout.TotalMilliseconds;
-        foreach (IoUringLoop? loop in _loops)
-        {
-            loop?.Stop(TimeSpan.FromMilliseconds(Math.Max(0, deadline - Environment.TickCount64)));
-        }
+        TransportLoops.Stop(_loops, LoopStopTimeout);
     }
 
     /// <summary>Stops the loops (resetting any connection still open) and disposes the pools.</summary>

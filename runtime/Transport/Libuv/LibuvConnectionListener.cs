@@ -2,7 +2,6 @@ using System;
 using System.Net;
 using System.Runtime.InteropServices;
 using System.Threading;
-using System.Threading.Channels;
 using System.Threading.Tasks;
 using Falconet.Diagnostics;
 using Microsoft.Extensions.Logging;
@@ -19,12 +18,7 @@ namespace Falconet.Transport.Libuv;
 /// </remarks>
 internal sealed class LibuvConnectionListener : IConnectionListener
 {
-    private readonly Channel<LibuvConnection> _accepted = Channel.CreateUnbounded<LibuvConnection>(new UnboundedChannelOptions
-    {
-        SingleReader = false,
-        SingleWriter = false,
-        AllowSynchronousContinuations = false,
-    });
+    private readonly AcceptQueue _accepted = new();
 
     private readonly LibuvTransportFactory _factory;
     private LibuvListenSocket[] _sockets = Array.Empty<LibuvListenSocket>();
@@ -75,17 +69,7 @@ internal sealed class LibuvConnectionListener : IConnectionListener
         }
     }
 
-    public async ValueTask<TransportConnection?> AcceptAsync(CancellationToken ct = default)
-    {
-        try
-        {
-            return await _accepted.Reader.ReadAsync(ct).ConfigureAwait(false);
-        }
-        catch (ChannelClosedException)
-        {
-            return null;
-        }
-    }
+    public ValueTask<TransportConnection?> AcceptAsync(CancellationToken ct = default) => _accepted.AcceptAsync(ct);
 
     public async ValueTask UnbindAsync()
     {
@@ -99,14 +83,8 @@ internal sealed class LibuvConnectionListener : IConnectionListener
             await socket.CloseAsync().ConfigureAwait(false);
         }
 
-        _accepted.Writer.TryComplete();
-
         // Accepted but never handed out: nobody else will close them.
-        while (_accepted.Reader.TryRead(out LibuvConnection? connection))
-        {
-            connection.Abort();
-            await connection.DisposeAsync().ConfigureAwait(false);
-        }
+        await _accepted.CloseAsync().ConfigureAwait(false);
     }
 
     public ValueTask DisposeAsync() => UnbindAsync();
@@ -136,14 +114,7 @@ internal sealed class LibuvConnectionListener : IConnectionListener
     }
 
     /// <summary>Queues a connection made on its loop thread for <see cref="AcceptAsync"/>; resets it when the listener is unbound.</summary>
-    internal void OnAccepted(LibuvConnection connection)
-    {
-        if (!_accepted.Writer.TryWrite(connection))
-        {
-            connection.Abort();
-            _ = connection.DisposeAsync();
-        }
-    }
+    internal void OnAccepted(LibuvConnection connection) => _accepted.Add(connection);
 }
 
 /// <summary>One listening TCP handle on one loop.</summary>

@@ -11,60 +11,25 @@ using Shouldly;
 
 namespace Falconet.Runtime.Tests.Transport;
 
-/// <summary>What only the io_uring transport promises: loops that own their ring, connections and pool, staged sends, its stop.</summary>
-public sealed class IoUringTransportTests
+/// <summary>The loop transport tests on io_uring, and what only io_uring promises: its rings, staged sends, submission polling, why it cannot run.</summary>
+public sealed class IoUringTransportTests : LoopTransportTests
 {
-    private const int Timeout = 30_000;
-    private static readonly TimeSpan Step = TransportHarness.StepTimeout;
+    private protected override TransportUnderTest Transport => TransportUnderTest.IoUring;
+
+    private protected override ITransportFactory CreateFactory(int loops) => new IoUringTransportFactory(new IoUringTransportOptions { LoopCount = loops, TrackLeaks = true });
+
+    /// <summary>Set on the listening socket, inherited by the accepted one.</summary>
+    private protected override bool IsNoDelay(TransportConnection connection) => ((IoUringConnection)connection).IsNoDelay;
+
+    private protected override (int LoopsRunning, int OpenConnections) LoopState(ITransportFactory factory)
+        => (((IoUringTransportFactory)factory).LoopsRunning, ((IoUringTransportFactory)factory).OpenConnections);
 
     [Fact(Timeout = Timeout)]
-    public async Task Accepted_connections_inherit_TCP_NODELAY_from_the_listening_socket()
-    {
-        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.IoUring);
-        (_, TransportConnection server) = await harness.ConnectAsync();
-
-        ((IoUringConnection)server).IsNoDelay.ShouldBeTrue();
-    }
-
-    [Fact(Timeout = Timeout)]
-    public async Task Each_loop_owns_a_ring_and_a_pool_and_a_pending_receive_resumes_on_the_loop_that_owns_the_connection()
+    public async Task Each_loop_has_a_single_issuer_ring_with_deferred_task_running()
     {
         await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.IoUring, ioThreads: 2);
-        harness.Factory.Pools.Count.ShouldBe(2);
-        harness.Factory.Pools[1].OwnerThreadId.ShouldNotBe(harness.Factory.Pools[0].OwnerThreadId);
-        var factory = (IoUringTransportFactory)harness.Factory;
-        factory.Loops.ShouldAllBe(loop => (loop.RingFlags & IoUringSupport.RequiredFlags) == IoUringSupport.RequiredFlags);
-        (Socket client, TransportConnection server) = await harness.ConnectAsync();
 
-        Thread resumedOn = await TransportHarness.ThreadAPendingReceiveResumesOnAsync(client, server);
-
-        resumedOn.ManagedThreadId.ShouldBe(server.Pool.OwnerThreadId);
-        server.CompletesOnThreadPool.ShouldBeFalse();
-    }
-
-    [Fact(Timeout = Timeout)]
-    public async Task Schedule_runs_work_on_the_loop_thread_that_owns_the_connection_pool()
-    {
-        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.IoUring, ioThreads: 2);
-        for (int i = 0; i < 4; i++)
-        {
-            (_, TransportConnection server) = await harness.ConnectAsync();
-            var ran = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
-            server.Schedule(new DelegateWorkItem(() => ran.SetResult(Environment.CurrentManagedThreadId)));
-            (await ran.Task.WaitAsync(Step)).ShouldBe(server.Pool.OwnerThreadId);
-        }
-    }
-
-    [Fact(Timeout = Timeout)]
-    public async Task With_thread_pool_scheduling_a_pending_receive_resumes_on_a_thread_pool_thread()
-    {
-        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.IoUring, scheduling: IoScheduling.ThreadPool);
-        (Socket client, TransportConnection server) = await harness.ConnectAsync();
-
-        Thread resumedOn = await TransportHarness.ThreadAPendingReceiveResumesOnAsync(client, server);
-
-        resumedOn.IsThreadPoolThread.ShouldBeTrue();
-        server.CompletesOnThreadPool.ShouldBeTrue();
+        ((IoUringTransportFactory)harness.Factory).Loops.ShouldAllBe(loop => (loop.RingFlags & IoUringSupport.RequiredFlags) == IoUringSupport.RequiredFlags);
     }
 
     [Fact(Timeout = Timeout)]
@@ -145,44 +110,6 @@ public sealed class IoUringTransportTests
         });
         reset.SocketErrorCode.ShouldBe(SocketError.ConnectionReset);
         connection.IsNoDelay.ShouldBeFalse("the descriptor is closed");
-    }
-
-    [Fact(Timeout = Timeout)]
-    public async Task Disposing_the_factory_completes_a_pending_receive_with_0_joins_the_loops_and_resets_the_connection()
-    {
-        var factory = new IoUringTransportFactory(new IoUringTransportOptions { LoopCount = 2, TrackLeaks = true });
-        IConnectionListener listener = await factory.BindAsync(new IPEndPoint(IPAddress.Loopback, 0));
-        using var client = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
-        ValueTask<TransportConnection?> accept = listener.AcceptAsync();
-        await client.ConnectAsync(listener.EndPoint).WaitAsync(Step);
-        var server = (IoUringConnection)(await accept.AsTask().WaitAsync(Step))!;
-        ValueTask<int> pending = server.ReceiveAsync(new byte[16]);
-
-        factory.Dispose();
-
-        (await pending.AsTask().WaitAsync(Step)).ShouldBe(0);
-        await server.DisposeAsync().AsTask().WaitAsync(Step);
-        factory.LoopsRunning.ShouldBe(0);
-        factory.Loops.ShouldAllBe(loop => loop.OpenConnections == 0);
-        var reset = await Should.ThrowAsync<SocketException>(() => client.ReceiveAsync(new byte[1], SocketFlags.None).WaitAsync(Step));
-        reset.SocketErrorCode.ShouldBe(SocketError.ConnectionReset);
-    }
-
-    [Fact(Timeout = Timeout)]
-    public async Task A_cancelled_pending_send_throws_OperationCanceledException_and_aborts()
-    {
-        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.IoUring);
-        (Socket client, TransportConnection server) = await harness.ConnectAsync();
-        client.ReceiveBufferSize = 4096;
-        using var cancel = new CancellationTokenSource();
-        Task pending = server.SendAsync(new ReadOnlySequence<byte>(new byte[16 * 1024 * 1024]), cancel.Token).AsTask();
-        await Task.Delay(100);
-        pending.IsCompleted.ShouldBeFalse("16 MiB fit in the socket buffers: the send never had to wait");
-
-        cancel.Cancel();
-
-        await Should.ThrowAsync<OperationCanceledException>(() => pending.WaitAsync(Step));
-        (await server.ReceiveAsync(new byte[1]).AsTask().WaitAsync(Step)).ShouldBe(0);
     }
 
     [Fact(Timeout = Timeout)]
