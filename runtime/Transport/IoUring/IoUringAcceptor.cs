@@ -167,12 +167,13 @@ internal sealed unsafe class IoUringAcceptor : IIoUringOperations
     {
         if (_closing || _shedding || _loop.IsStopping || _listener.IsFull)
         {
-            // Reset before anything is made for it: closing frees the descriptor at once.
-            CloseWithReset(fd);
+            // Counted before the peer can see the reset; reset before anything is made for it (the descriptor is free at once).
             if (!_closing && !_loop.IsStopping)
             {
                 _listener.CountRefused();
             }
+
+            CloseWithReset(fd);
 
             _shedding = false;
             if (_reserve < 0 && !_closing)

@@ -81,12 +81,12 @@ internal sealed unsafe partial class IoUringConnection
         MarkClosedLocally(reset);
 
         ReleaseHeld();
-        if (_receiveInFlight || _multishotArmed)
+        if (_multishotArmed)
         {
             CancelReceive();
         }
 
-        if (_receivePending && !_receiveInFlight)
+        if (_receivePending)
         {
             CompleteReceive(0);
         }
@@ -224,7 +224,6 @@ internal sealed unsafe partial class IoUringConnection
             Close(_fd);
         }
 
-        _receivePin.Release();
         ReleaseHeld();
         ReleaseSendPins();
         NativeMemory.Free(_native);

@@ -1,28 +1,72 @@
 using System;
-using System.Buffers;
-using System.Runtime.InteropServices;
 using System.Threading;
 using static Falconet.Transport.IoUring.IoUringNative;
 
 namespace Falconet.Transport.IoUring;
 
-// Receives, on the loop thread: one IORING_OP_RECV per receive, into the caller's memory.
-internal sealed unsafe partial class IoUringConnection
+// Receives, on the loop thread: one multishot IORING_OP_RECV, armed at the first receive, stays armed across requests; the
+// kernel fills a buffer of the loop's buffer ring whenever bytes arrive, and the connection copies them to its reader.
+internal sealed unsafe partial class IoUringConnection : IIoUringBufferWaiter
 {
-    private ArrayPin _receivePin;
-    private bool _receivedBefore;
-    private static readonly bool s_pollFirst = Environment.GetEnvironmentVariable("FALCONET_URING_POLLFIRST") == "1";
+    /// <summary>Blocks a connection holds for a reader that is not reading before its receive is paused (64 KiB).</summary>
+    private const int MaxHeldBuffers = 16;
 
+    private HeldBuffer[] _held = new HeldBuffer[4];
+    private int _heldHead;
+    private int _heldCount;
+    private bool _multishotArmed;
+    private bool _waitingForBuffers;
+    private Exception? _receiveError;
+
+    /// <summary>The bytes a multishot receive has already brought, copied into <paramref name="buffer"/> at once; 0 when none is held.</summary>
+    private int TakeHeld(Memory<byte> buffer)
+    {
+        if (_heldCount == 0)
+        {
+            return 0;
+        }
+
+        IoUringReceiveBuffers buffers = _loop.ReceiveBuffers;
+        Span<byte> target = buffer.Span;
+        int copied = 0;
+        while (_heldCount > 0 && copied < target.Length)
+        {
+            ref HeldBuffer held = ref _held[_heldHead];
+            int count = Math.Min(held.End - held.Start, target.Length - copied);
+            buffers.Data(held.Id, held.Start, held.Start + count).CopyTo(target.Slice(copied));
+            copied += count;
+            held.Start += count;
+            if (held.Start == held.End)
+            {
+                buffers.Provide(held.Id);
+                _heldHead = (_heldHead + 1) & (_held.Length - 1);
+                _heldCount--;
+            }
+        }
+
+        return copied;
+    }
+
+    /// <summary>A receive is pending: completes it from what is held, or arms the multishot receive.</summary>
     private protected override void StartReceiveOnLoop()
     {
-        if (!_receivePending || _receiveInFlight)
+        if (!_receivePending)
         {
             return;
         }
 
-        if (IsMultishot)
+        if (_heldCount > 0)
         {
-            ContinueMultishotReceive();
+            int copied = TakeHeld(_receiveBuffer);
+            ArmMultishot();
+            CompleteReceive(copied);
+            return;
+        }
+
+        if (_receiveError is { } error)
+        {
+            _receiveError = null;
+            CompleteReceive(0, error);
             return;
         }
 
@@ -32,31 +76,84 @@ internal sealed unsafe partial class IoUringConnection
             return;
         }
 
-        // The kernel writes into the memory whenever the bytes arrive: it stays pinned until the completion.
-        byte* pointer = _receivePin.Pin(_receiveBuffer);
+        ArmMultishot();
+    }
+
+    private void ArmMultishot()
+    {
+        if (_multishotArmed || _waitingForBuffers || _closing || _endOfStream || _receiveError is not null
+            || _heldCount >= MaxHeldBuffers || IsReceiveStopped)
+        {
+            return;
+        }
+
         Sqe* sqe = _loop.Submit(this, OpReceive);
         sqe->Opcode = OpcodeRecv;
         sqe->Fd = _fd;
-        sqe->Address = (ulong)pointer;
-        sqe->Length = (uint)_receiveBuffer.Length;
-        if (s_pollFirst && _receivedBefore)
+        sqe->IoPriority = RecvMultishot;
+        sqe->Flags = SqeBufferSelect;
+        sqe->BufferGroup = IoUringReceiveBuffers.GroupId;
+        _multishotArmed = true;
+        _operationsInFlight++;
+    }
+
+    private void OnReceiveCompleted(int result, uint flags)
+    {
+        if ((flags & CqeMore) == 0)
         {
-            sqe->IoPriority = RecvSendPollFirst;
+            _multishotArmed = false;
+            _receiveCancelled = false;
+            _operationsInFlight--;
         }
 
-        _receiveInFlight = true;
-        _operationsInFlight++;
+        if (result > 0)
+        {
+            int id = (int)(flags >> CqeBufferShift);
+            if (_closing || IsReceiveStopped)
+            {
+                _loop.ReceiveBuffers.Provide(id);
+            }
+            else
+            {
+                Hold(id, result);
+                if (_heldCount >= MaxHeldBuffers && _multishotArmed)
+                {
+                    // The reader is not keeping up: pause until it has taken what is here.
+                    CancelReceive();
+                }
+            }
+        }
+        else if (result == 0)
+        {
+            _endOfStream = true;
+        }
+        else if (result == -ENOBUFS)
+        {
+            _waitingForBuffers = true;
+            _loop.ReceiveBuffers.OnExhausted(this);
+        }
+        else if (result != -ECANCELED && !_closing)
+        {
+            _receiveError = result == -ECONNRESET
+                ? new ConnectionResetException("The peer reset the connection.", new IoUringException("recv", ECONNRESET))
+                : new IoUringException("recv", -result);
+        }
+
+        if (_receivePending)
+        {
+            StartReceiveOnLoop();
+        }
     }
 
     private protected override void StopReceivingOnLoop()
     {
         ReleaseHeld();
-        if (_receiveInFlight || _multishotArmed)
+        if (_multishotArmed)
         {
             CancelReceive();
         }
 
-        if (_receivePending && !_receiveInFlight)
+        if (_receivePending)
         {
             CompleteReceive(0);
         }
@@ -71,82 +168,57 @@ internal sealed unsafe partial class IoUringConnection
         }
     }
 
-    private void OnReceiveCompleted(int result)
+    void IIoUringBufferWaiter.OnBuffersAvailable()
     {
-        _receiveInFlight = false;
-        _receiveCancelled = false;
-        _operationsInFlight--;
-        if (!_receivePending)
+        _waitingForBuffers = false;
+        if (_receivePending)
         {
-            return;
-        }
-
-        if (result > 0)
-        {
-            _receivedBefore = true;
-
-            // With inline scheduling the connection's code runs here and normally asks for the next receive.
-            CompleteReceive(result);
-        }
-        else if (result == 0)
-        {
-            _endOfStream = true;
-            CompleteReceive(0);
-        }
-        else if (result == -ECANCELED || _closing)
-        {
-            CompleteReceive(0);
-        }
-        else if (result == -ECONNRESET)
-        {
-            CompleteReceive(0, new ConnectionResetException("The peer reset the connection.", new IoUringException("recv", ECONNRESET)));
-        }
-        else
-        {
-            CompleteReceive(0, new IoUringException("recv", -result));
+            StartReceiveOnLoop();
         }
     }
 
-    /// <summary>
-    /// Keeps the array a receive goes into pinned, from one receive to the next into the same array (a pool slab: the
-    /// receives of a connection go into the blocks of a few slabs), so the common receive pins nothing new.
-    /// </summary>
-    private struct ArrayPin
+    private void Hold(int id, int length)
     {
-        private object? _array;
-        private GCHandle _handle;
-        private MemoryHandle _other;
-
-        public byte* Pin(Memory<byte> memory)
+        if (_heldCount == _held.Length)
         {
-            _other.Dispose();
-            _other = default;
-            if (MemoryMarshal.TryGetArray((ReadOnlyMemory<byte>)memory, out ArraySegment<byte> segment) && segment.Array is { } array)
+            // Completions that were on their way when the receive was paused: keep them in order.
+            var larger = new HeldBuffer[_held.Length * 2];
+            for (int i = 0; i < _heldCount; i++)
             {
-                if (!ReferenceEquals(array, _array))
-                {
-                    Release();
-                    _handle = GCHandle.Alloc(array, GCHandleType.Pinned);
-                    _array = array;
-                }
-
-                return (byte*)_handle.AddrOfPinnedObject() + segment.Offset;
+                larger[i] = _held[(_heldHead + i) & (_held.Length - 1)];
             }
 
-            _other = memory.Pin();
-            return (byte*)_other.Pointer;
+            _held = larger;
+            _heldHead = 0;
         }
 
-        public void Release()
+        _held[(_heldHead + _heldCount) & (_held.Length - 1)] = new HeldBuffer { Id = id, Start = 0, End = length };
+        _heldCount++;
+    }
+
+    /// <summary>Gives every held block back to the ring (the connection stopped receiving or closes).</summary>
+    private void ReleaseHeld()
+    {
+        IoUringReceiveBuffers buffers = _loop.ReceiveBuffers;
+        while (_heldCount > 0)
         {
-            if (_handle.IsAllocated)
-            {
-                _handle.Free();
-            }
-
-            _array = null;
-            _other.Dispose();
-            _other = default;
+            buffers.Provide(_held[_heldHead].Id);
+            _heldHead = (_heldHead + 1) & (_held.Length - 1);
+            _heldCount--;
         }
+
+        if (_waitingForBuffers)
+        {
+            _waitingForBuffers = false;
+            buffers.RemoveWaiter(this);
+        }
+    }
+
+    /// <summary>Bytes of one buffer-ring block that arrived and were not read yet.</summary>
+    private struct HeldBuffer
+    {
+        public int Id;
+        public int Start;
+        public int End;
     }
 }

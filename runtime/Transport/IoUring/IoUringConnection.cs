@@ -42,7 +42,6 @@ internal sealed unsafe partial class IoUringConnection : LoopConnection, IIoUrin
 
     // Loop-thread state.
     private int _operationsInFlight;
-    private bool _receiveInFlight;
     private bool _sendInFlight;
     private bool _closing;
     private bool _reset;
@@ -143,11 +142,8 @@ internal sealed unsafe partial class IoUringConnection : LoopConnection, IIoUrin
     {
         switch (operation)
         {
-            case OpReceive when IsMultishot:
-                OnMultishotCompleted(result, flags);
-                break;
             case OpReceive:
-                OnReceiveCompleted(result);
+                OnReceiveCompleted(result, flags);
                 break;
             case OpSend:
                 OnSendCompleted(result);

@@ -46,7 +46,6 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
     private readonly ManualResetEventSlim _started = new(false);
     private readonly uint _setupFlags;
     private readonly uint _sqPollIdle;
-    private readonly bool _multishotReceive;
     private Exception? _startError;
     private IoUringRing? _ring;
     private int _eventFd = -1;
@@ -67,7 +66,6 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
         : base(index, $"falconet-uring-{index}", $"iouring-{index}", options.TrackLeaks, logger)
     {
         _setupFlags = setupFlags;
-        _multishotReceive = options.MultishotReceive;
         LingeringSendCheckInterval = options.LingeringSendCheckInterval;
         _sqPollIdle = (uint)options.SubmissionPollingIdle.TotalMilliseconds;
         Staging = new IoUringSendStaging(Pool);
@@ -85,8 +83,8 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
     /// <summary>Where small sends are copied so that they complete at once (see <see cref="IoUringSendStaging"/>).</summary>
     public IoUringSendStaging Staging { get; }
 
-    /// <summary>The buffer ring multishot receives fill; null when connections receive with one operation per receive.</summary>
-    public IoUringReceiveBuffers? ReceiveBuffers { get; private set; }
+    /// <summary>The buffer ring the multishot receives of the loop's connections fill.</summary>
+    public IoUringReceiveBuffers ReceiveBuffers { get; private set; } = null!;
 
     /// <summary>See <see cref="IoUringTransportOptions.LingeringSendCheckInterval"/>.</summary>
     public TimeSpan LingeringSendCheckInterval { get; }
@@ -226,10 +224,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
             }
 
             _wakeValue = (ulong*)NativeMemory.AllocZeroed(sizeof(ulong));
-            if (_multishotReceive)
-            {
-                ReceiveBuffers = new IoUringReceiveBuffers(_ring, Pool);
-            }
+            ReceiveBuffers = new IoUringReceiveBuffers(_ring);
 
             Register(this);
             ArmWake();
@@ -279,7 +274,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
             }
 
             Staging.ReleaseIdle();
-            ReceiveBuffers?.ResumeWaiters();
+            ReceiveBuffers.ResumeWaiters();
             uint waitFor = ring.HasCompletions || HasQueuedWork ? 0u : 1u;
             Enters++;
             int result = ring.SubmitAndWait(waitFor);
@@ -363,7 +358,6 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
         Interlocked.MemoryBarrier();
         Staging.Dispose();
         ReceiveBuffers?.Dispose();
-        ReceiveBuffers = null;
         if (_eventFd >= 0)
         {
             Close(_eventFd);

@@ -3,31 +3,33 @@ using System.Collections.Generic;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Threading;
-using Falconet.Buffers;
 using static Falconet.Transport.IoUring.IoUringNative;
 
 namespace Falconet.Transport.IoUring;
 
 /// <summary>
-/// A loop's provided-buffer ring (<c>IORING_REGISTER_PBUF_RING</c>) of pool blocks, which the multishot receives of its
-/// connections fill: the kernel picks a free block when bytes arrive, the connection copies them out to its reader and
-/// gives the block back at once. Blocks are added in steps as the loop's connections need them, up to
-/// <see cref="Capacity"/>; a connection that finds none waits until one comes back.
+/// A loop's provided-buffer ring (<c>IORING_REGISTER_PBUF_RING</c>), which the multishot receives of its connections fill:
+/// the kernel picks a free buffer when bytes arrive, the connection copies them out to its reader's pool block and gives
+/// the buffer back at once. Like a socket's receive buffer, this memory is the loop's own, not the pool's: pool blocks stay
+/// a count of what connections hold. Buffers are added in steps of 64 (256 KiB, one pinned array) when the kernel runs out,
+/// up to <see cref="Capacity"/>, and kept until the loop stops; a connection that finds none waits until one comes back.
 /// </summary>
 internal sealed unsafe class IoUringReceiveBuffers : IDisposable
 {
     /// <summary>The buffer group id of every loop's ring (one group per ring).</summary>
     public const ushort GroupId = 0;
 
-    /// <summary>Entries of the ring: the most blocks one loop lends to the kernel at once (16 MiB of 4 KiB blocks).</summary>
+    /// <summary>The size of one buffer: one receive brings at most this many bytes.</summary>
+    public const int BufferSize = 4096;
+
+    /// <summary>Entries of the ring: the most buffers one loop lends to the kernel (16 MiB).</summary>
     public const int Capacity = 4096;
 
-    /// <summary>Blocks added at a time, at start and whenever the kernel ran out.</summary>
+    /// <summary>Buffers added at a time, at start and whenever the kernel ran out.</summary>
     private const int Step = 64;
 
     private readonly IoUringRing _ring;
-    private readonly SlabMemoryPool _pool;
-    private readonly MemoryBlock?[] _blocks = new MemoryBlock?[Capacity];
+    private readonly List<byte[]> _memory = new();
     private readonly byte*[] _addresses = new byte*[Capacity];
     private readonly List<IIoUringBufferWaiter> _waiting = new();
     private ProvidedBuffer* _entries;
@@ -36,10 +38,9 @@ internal sealed unsafe class IoUringReceiveBuffers : IDisposable
     private int _count;
     private bool _registered;
 
-    public IoUringReceiveBuffers(IoUringRing ring, SlabMemoryPool pool)
+    public IoUringReceiveBuffers(IoUringRing ring)
     {
         _ring = ring;
-        _pool = pool;
         _size = (nuint)(Capacity * sizeof(ProvidedBuffer));
         nint memory = Mmap(0, _size, ProtRead | ProtWrite, MapPrivate | MapAnonymous, -1, 0);
         if (memory == -1)
@@ -61,7 +62,7 @@ internal sealed unsafe class IoUringReceiveBuffers : IDisposable
         Grow();
     }
 
-    /// <summary>Blocks lent to the kernel or held by connections.</summary>
+    /// <summary>Buffers lent to the kernel or held by connections.</summary>
     public int Count => _count;
 
     /// <summary>The bytes a completion with buffer <paramref name="id"/> received, from <paramref name="start"/>.</summary>
@@ -72,7 +73,7 @@ internal sealed unsafe class IoUringReceiveBuffers : IDisposable
     {
         ProvidedBuffer* entry = &_entries[_tail & (Capacity - 1)];
         entry->Address = (ulong)_addresses[id];
-        entry->Length = SlabMemoryPool.BlockSize;
+        entry->Length = BufferSize;
         entry->BufferId = (ushort)id;
 
         // Release: the entry is visible before the tail that publishes it (the tail overlays the first entry's last field).
@@ -126,16 +127,7 @@ internal sealed unsafe class IoUringReceiveBuffers : IDisposable
         }
 
         // Called once every connection of the loop closed and the ring is unregistered: the kernel holds none of them.
-        for (int i = 0; i < _count; i++)
-        {
-            if (_blocks[i] is { } block)
-            {
-                _blocks[i] = null;
-                _addresses[i] = null;
-                _pool.Return(block);
-            }
-        }
-
+        _memory.Clear();
         _count = 0;
         if (_entries is not null)
         {
@@ -146,18 +138,19 @@ internal sealed unsafe class IoUringReceiveBuffers : IDisposable
 
     private void Grow()
     {
-        int end = Math.Min(Capacity, _count + Step);
-        for (int id = _count; id < end; id++)
-        {
-            MemoryBlock block = _pool.Rent();
-            _blocks[id] = block;
+        int count = Math.Min(Capacity, _count + Step) - _count;
 
-            // Pool blocks live in pinned slabs: the address stays valid while the kernel holds the block.
-            _addresses[id] = (byte*)Unsafe.AsPointer(ref MemoryMarshal.GetReference(block.Memory.Span));
-            Provide(id);
+        // Pinned: the kernel writes into it whenever bytes arrive.
+        byte[] memory = GC.AllocateUninitializedArray<byte>(count * BufferSize, pinned: true);
+        _memory.Add(memory);
+        byte* start = (byte*)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(memory));
+        for (int i = 0; i < count; i++)
+        {
+            _addresses[_count + i] = start + (i * BufferSize);
+            Provide(_count + i);
         }
 
-        _count = end;
+        _count += count;
     }
 }
 

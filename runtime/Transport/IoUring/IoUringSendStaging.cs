@@ -16,7 +16,7 @@ namespace Falconet.Transport.IoUring;
 internal sealed unsafe class IoUringSendStaging : IDisposable
 {
     /// <summary>The largest send that is copied; larger sends are sent from the caller's memory and complete with the kernel.</summary>
-    public static readonly int Limit = Environment.GetEnvironmentVariable("FALCONET_URING_NOSTAGE") == "1" ? 0 : SlabMemoryPool.BlockSize;
+    public const int Limit = SlabMemoryPool.BlockSize;
 
     private readonly SlabMemoryPool _pool;
     private readonly Stack<StagingBlock> _unused = new();

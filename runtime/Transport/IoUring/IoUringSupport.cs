@@ -69,7 +69,7 @@ internal sealed unsafe class IoUringSupport
 
         try
         {
-            string? missing = MissingFeature(parameters.Features) ?? MissingOpcode(fd);
+            string? missing = MissingFeature(parameters.Features) ?? MissingOpcode(fd) ?? MissingBufferRing(fd);
             return new IoUringSupport(kernel, missing is null ? null : $"io_uring on Linux {kernel} lacks {missing}.", optional);
         }
         finally
@@ -129,6 +129,34 @@ internal sealed unsafe class IoUringSupport
         finally
         {
             NativeMemory.Free(probe);
+        }
+    }
+
+    /// <summary>Registers and unregisters a small provided-buffer ring, as every loop does for its receives.</summary>
+    private static string? MissingBufferRing(int fd)
+    {
+        const int Page = 4096;
+        nint memory = Mmap(0, Page, ProtRead | ProtWrite, MapPrivate | MapAnonymous, -1, 0);
+        if (memory == -1)
+        {
+            return $"memory for a provided-buffer ring ({ErrorName(Marshal.GetLastPInvokeError())})";
+        }
+
+        try
+        {
+            var registration = new BufferRingRegistration { RingAddress = (ulong)memory, RingEntries = 8, GroupId = 0 };
+            int result = IoUringNative.Register(fd, RegisterPbufRing, &registration, 1);
+            if (result < 0)
+            {
+                return $"provided-buffer rings (IORING_REGISTER_PBUF_RING: {ErrorName(-result)})";
+            }
+
+            IoUringNative.Register(fd, UnregisterPbufRing, &registration, 1);
+            return null;
+        }
+        finally
+        {
+            Munmap(memory, Page);
         }
     }
 

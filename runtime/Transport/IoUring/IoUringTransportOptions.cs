@@ -46,9 +46,6 @@ public sealed class IoUringTransportOptions
     /// </summary>
     internal TimeSpan LingeringSendCheckInterval { get; set; } = TimeSpan.FromSeconds(5);
 
-    /// <summary>Receives with one multishot receive per connection into a buffer ring of pool blocks, copied out to the reader (being measured).</summary>
-    internal bool MultishotReceive { get; set; } = Environment.GetEnvironmentVariable("FALCONET_URING_MULTISHOT") == "1";
-
     /// <summary>How long the polling thread spins idle before it sleeps (with <see cref="SubmissionPolling"/>; default 1 s).</summary>
     public TimeSpan SubmissionPollingIdle { get; set; } = TimeSpan.FromSeconds(1);
 }
