@@ -1,50 +1,49 @@
 using System;
+using System.Buffers;
 using System.Threading;
+using Falconet.Buffers;
 using static Falconet.Transport.IoUring.IoUringNative;
 
 namespace Falconet.Transport.IoUring;
 
 // Receives, on the loop thread: one multishot IORING_OP_RECV, armed at the first receive, stays armed across requests; the
-// kernel fills a buffer of the loop's buffer ring whenever bytes arrive, and the connection copies them to its reader.
+// kernel fills a buffer of the loop's buffer ring whenever bytes arrive, and the connection copies them out at once: into
+// the pending receive's memory, or, when nobody is receiving, into blocks of its own (held), so the ring's buffers never
+// wait for a slow reader.
 internal sealed unsafe partial class IoUringConnection : IIoUringBufferWaiter
 {
-    /// <summary>Blocks a connection holds for a reader that is not reading before its receive is paused (64 KiB).</summary>
-    private const int MaxHeldBuffers = 16;
+    /// <summary>Bytes a connection holds for a reader that is not reading before its receive is paused (the socket's own buffer, and TCP's flow control, take over).</summary>
+    internal const int MaxHeldBytes = 64 * 1024;
 
-    private HeldBuffer[] _held = new HeldBuffer[4];
-    private int _heldHead;
-    private int _heldCount;
+    private BlockChain? _held;
+    private bool _peerClosed;
     private bool _multishotArmed;
     private bool _waitingForBuffers;
     private Exception? _receiveError;
 
-    /// <summary>The bytes a multishot receive has already brought, copied into <paramref name="buffer"/> at once; 0 when none is held.</summary>
+    private long HeldBytes => _held?.Length ?? 0;
+
+    /// <summary>Copies what is held into <paramref name="buffer"/>; the count copied (0 when nothing is held).</summary>
     private int TakeHeld(Memory<byte> buffer)
     {
-        if (_heldCount == 0)
+        if (HeldBytes == 0)
         {
             return 0;
         }
 
-        IoUringReceiveBuffers buffers = _loop.ReceiveBuffers;
-        Span<byte> target = buffer.Span;
-        int copied = 0;
-        while (_heldCount > 0 && copied < target.Length)
+        ReadOnlySequence<byte> held = _held!.GetSequence();
+        int count = (int)Math.Min(held.Length, buffer.Length);
+        ReadOnlySequence<byte> taken = held.Slice(0, count);
+        taken.CopyTo(buffer.Span);
+        _held.Consume(taken.End);
+        if (_held.Length == 0)
         {
-            ref HeldBuffer held = ref _held[_heldHead];
-            int count = Math.Min(held.End - held.Start, target.Length - copied);
-            buffers.Data(held.Id, held.Start, held.Start + count).CopyTo(target.Slice(copied));
-            copied += count;
-            held.Start += count;
-            if (held.Start == held.End)
-            {
-                buffers.Provide(held.Id);
-                _heldHead = (_heldHead + 1) & (_held.Length - 1);
-                _heldCount--;
-            }
+            // Nothing waits: the chain's last block goes back to the pool, and the peer's end, if it came, is the next receive's.
+            _held.Dispose();
+            _endOfStream = _peerClosed;
         }
 
-        return copied;
+        return count;
     }
 
     /// <summary>A receive is pending: completes it from what is held, or arms the multishot receive.</summary>
@@ -55,7 +54,7 @@ internal sealed unsafe partial class IoUringConnection : IIoUringBufferWaiter
             return;
         }
 
-        if (_heldCount > 0)
+        if (HeldBytes > 0)
         {
             int copied = TakeHeld(_receiveBuffer);
             ArmMultishot();
@@ -70,7 +69,7 @@ internal sealed unsafe partial class IoUringConnection : IIoUringBufferWaiter
             return;
         }
 
-        if (_closing || IsReceiveStopped || _endOfStream)
+        if (_closing || IsReceiveStopped || _peerClosed)
         {
             CompleteReceive(0);
             return;
@@ -81,8 +80,8 @@ internal sealed unsafe partial class IoUringConnection : IIoUringBufferWaiter
 
     private void ArmMultishot()
     {
-        if (_multishotArmed || _waitingForBuffers || _closing || _endOfStream || _receiveError is not null
-            || _heldCount >= MaxHeldBuffers || IsReceiveStopped)
+        if (_multishotArmed || _waitingForBuffers || _closing || _peerClosed || _receiveError is not null
+            || HeldBytes >= MaxHeldBytes || IsReceiveStopped)
         {
             return;
         }
@@ -108,27 +107,19 @@ internal sealed unsafe partial class IoUringConnection : IIoUringBufferWaiter
 
         if (result > 0)
         {
-            int id = (int)(flags >> CqeBufferShift);
-            if (_closing || IsReceiveStopped)
-            {
-                _loop.ReceiveBuffers.Provide(id);
-            }
-            else
-            {
-                Hold(id, result);
-                if (_heldCount >= MaxHeldBuffers && _multishotArmed)
-                {
-                    // The reader is not keeping up: pause until it has taken what is here.
-                    CancelReceive();
-                }
-            }
+            OnBytesArrived((int)(flags >> CqeBufferShift), result);
+            return;
         }
-        else if (result == 0)
+
+        if (result == 0)
         {
-            _endOfStream = true;
+            // Receives return 0 from now on, once every byte that came before the end was taken.
+            _peerClosed = true;
+            _endOfStream = HeldBytes == 0;
         }
         else if (result == -ENOBUFS)
         {
+            // Every buffer of the ring was filled within this turn: they are back by its end, then the receive is armed again.
             _waitingForBuffers = true;
             _loop.ReceiveBuffers.OnExhausted(this);
         }
@@ -142,6 +133,49 @@ internal sealed unsafe partial class IoUringConnection : IIoUringBufferWaiter
         if (_receivePending)
         {
             StartReceiveOnLoop();
+        }
+    }
+
+    /// <summary>Hands the bytes of ring buffer <paramref name="id"/> to the pending receive, holds what it cannot take, and gives the buffer back.</summary>
+    private void OnBytesArrived(int id, int length)
+    {
+        IoUringReceiveBuffers buffers = _loop.ReceiveBuffers;
+        ReadOnlySpan<byte> data = buffers.Data(id, length);
+        if (_closing || IsReceiveStopped)
+        {
+            buffers.Provide(id);
+            return;
+        }
+
+        int taken = 0;
+        if (_receivePending && HeldBytes == 0)
+        {
+            // The common case: straight into the reader's memory.
+            taken = Math.Min(length, _receiveBuffer.Length);
+            data.Slice(0, taken).CopyTo(_receiveBuffer.Span);
+        }
+
+        if (taken < length)
+        {
+            (_held ??= new BlockChain(Pool)).Write(data.Slice(taken));
+            if (HeldBytes >= MaxHeldBytes && _multishotArmed)
+            {
+                // The reader is not keeping up: pause until it has taken what is here.
+                CancelReceive();
+            }
+        }
+
+        buffers.Provide(id);
+        if (_receivePending)
+        {
+            if (taken > 0)
+            {
+                CompleteReceive(taken);
+            }
+            else
+            {
+                StartReceiveOnLoop();
+            }
         }
     }
 
@@ -175,50 +209,21 @@ internal sealed unsafe partial class IoUringConnection : IIoUringBufferWaiter
         {
             StartReceiveOnLoop();
         }
-    }
-
-    private void Hold(int id, int length)
-    {
-        if (_heldCount == _held.Length)
+        else
         {
-            // Completions that were on their way when the receive was paused: keep them in order.
-            var larger = new HeldBuffer[_held.Length * 2];
-            for (int i = 0; i < _heldCount; i++)
-            {
-                larger[i] = _held[(_heldHead + i) & (_held.Length - 1)];
-            }
-
-            _held = larger;
-            _heldHead = 0;
+            // Armed again without a receive pending: bytes arriving meanwhile are held as they would have been.
+            ArmMultishot();
         }
-
-        _held[(_heldHead + _heldCount) & (_held.Length - 1)] = new HeldBuffer { Id = id, Start = 0, End = length };
-        _heldCount++;
     }
 
-    /// <summary>Gives every held block back to the ring (the connection stopped receiving or closes).</summary>
+    /// <summary>Returns the held blocks to the pool (the connection stopped receiving or closes).</summary>
     private void ReleaseHeld()
     {
-        IoUringReceiveBuffers buffers = _loop.ReceiveBuffers;
-        while (_heldCount > 0)
-        {
-            buffers.Provide(_held[_heldHead].Id);
-            _heldHead = (_heldHead + 1) & (_held.Length - 1);
-            _heldCount--;
-        }
-
+        _held?.Dispose();
         if (_waitingForBuffers)
         {
             _waitingForBuffers = false;
-            buffers.RemoveWaiter(this);
+            _loop.ReceiveBuffers.RemoveWaiter(this);
         }
-    }
-
-    /// <summary>Bytes of one buffer-ring block that arrived and were not read yet.</summary>
-    private struct HeldBuffer
-    {
-        public int Id;
-        public int Start;
-        public int End;
     }
 }

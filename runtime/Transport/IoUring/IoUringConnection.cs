@@ -11,10 +11,11 @@ namespace Falconet.Transport.IoUring;
 /// <summary>A TCP connection owned by one io_uring loop: its receives, sends and close are submitted on that loop's ring.</summary>
 /// <remarks>
 /// <para>
-/// Receives: one <c>IORING_OP_RECV</c> per <see cref="LoopConnection.ReceiveAsync"/>, into the caller's memory (a pool block), submitted
-/// with the loop turn's batch. Its completion completes the receive on the loop thread and, with
-/// <see cref="IoScheduling.IoThreads"/>, runs the connection's code inline: it parses, handles, writes and asks for the
-/// next receive before the loop reaps the next completion.
+/// Receives: one multishot <c>IORING_OP_RECV</c>, armed at the first <see cref="LoopConnection.ReceiveAsync"/>, fills buffers of
+/// the loop's provided-buffer ring; each completion's bytes are copied to the pending receive (or held in pool blocks of the
+/// connection's own, at most <see cref="MaxHeldBytes"/>, while nobody receives) and the ring buffer is given back at once.
+/// With <see cref="IoScheduling.IoThreads"/>, the completion runs the connection's code inline: it parses, handles, writes and
+/// asks for the next receive before the loop reaps the next completion.
 /// </para>
 /// <para>
 /// Sends: a send of at most one block is copied into the loop's staging area (<see cref="IoUringSendStaging"/>), submitted
@@ -114,13 +115,12 @@ internal sealed unsafe partial class IoUringConnection : LoopConnection, IIoUrin
     private protected override bool TryReceiveAtOnce(Memory<byte> buffer, out int received)
     {
         // A multishot receive brought the bytes already: no system call, no wait.
-        if (_heldCount == 0)
+        received = TakeHeld(buffer);
+        if (received == 0)
         {
-            received = 0;
             return false;
         }
 
-        received = TakeHeld(buffer);
         ArmMultishot();
         return true;
     }

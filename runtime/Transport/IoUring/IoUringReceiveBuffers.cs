@@ -9,10 +9,11 @@ namespace Falconet.Transport.IoUring;
 
 /// <summary>
 /// A loop's provided-buffer ring (<c>IORING_REGISTER_PBUF_RING</c>), which the multishot receives of its connections fill:
-/// the kernel picks a free buffer when bytes arrive, the connection copies them out to its reader's pool block and gives
-/// the buffer back at once. Like a socket's receive buffer, this memory is the loop's own, not the pool's: pool blocks stay
-/// a count of what connections hold. Buffers are added in steps of 64 (256 KiB, one pinned array) when the kernel runs out,
-/// up to <see cref="Capacity"/>, and kept until the loop stops; a connection that finds none waits until one comes back.
+/// the kernel picks a free buffer when bytes arrive, and the connection copies the bytes out (to its reader, or into blocks
+/// of its own) and gives the buffer back while the loop reaps that completion. No buffer waits for a reader, so a small fixed
+/// ring serves any number of connections: <see cref="Count"/> buffers in one pinned array, the loop's own memory like a
+/// socket's receive buffer (pool blocks stay a count of what connections hold). A receive the kernel found no buffer for,
+/// in a turn that filled them all, is armed again at the end of the turn, once they are back.
 /// </summary>
 internal sealed unsafe class IoUringReceiveBuffers : IDisposable
 {
@@ -22,26 +23,22 @@ internal sealed unsafe class IoUringReceiveBuffers : IDisposable
     /// <summary>The size of one buffer: one receive brings at most this many bytes.</summary>
     public const int BufferSize = 4096;
 
-    /// <summary>Entries of the ring: the most buffers one loop lends to the kernel (16 MiB).</summary>
-    public const int Capacity = 4096;
-
-    /// <summary>Buffers added at a time, at start and whenever the kernel ran out.</summary>
-    private const int Step = 64;
+    /// <summary>Buffers of the ring (1 MiB): completions one turn may bring before a receive must wait for the next turn.</summary>
+    public const int Count = 256;
 
     private readonly IoUringRing _ring;
-    private readonly List<byte[]> _memory = new();
-    private readonly byte*[] _addresses = new byte*[Capacity];
+    private readonly byte[] _memory;
+    private readonly byte* _start;
     private readonly List<IIoUringBufferWaiter> _waiting = new();
     private ProvidedBuffer* _entries;
     private nuint _size;
     private ushort _tail;
-    private int _count;
     private bool _registered;
 
     public IoUringReceiveBuffers(IoUringRing ring)
     {
         _ring = ring;
-        _size = (nuint)(Capacity * sizeof(ProvidedBuffer));
+        _size = (nuint)(Count * sizeof(ProvidedBuffer));
         nint memory = Mmap(0, _size, ProtRead | ProtWrite, MapPrivate | MapAnonymous, -1, 0);
         if (memory == -1)
         {
@@ -49,7 +46,7 @@ internal sealed unsafe class IoUringReceiveBuffers : IDisposable
         }
 
         _entries = (ProvidedBuffer*)memory;
-        var registration = new BufferRingRegistration { RingAddress = (ulong)memory, RingEntries = Capacity, GroupId = GroupId };
+        var registration = new BufferRingRegistration { RingAddress = (ulong)memory, RingEntries = Count, GroupId = GroupId };
         int result = ring.Register(RegisterPbufRing, &registration, 1);
         if (result < 0)
         {
@@ -59,20 +56,24 @@ internal sealed unsafe class IoUringReceiveBuffers : IDisposable
         }
 
         _registered = true;
-        Grow();
+
+        // Pinned: the kernel writes into it whenever bytes arrive.
+        _memory = GC.AllocateUninitializedArray<byte>(Count * BufferSize, pinned: true);
+        _start = (byte*)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(_memory));
+        for (int id = 0; id < Count; id++)
+        {
+            Provide(id);
+        }
     }
 
-    /// <summary>Buffers lent to the kernel or held by connections.</summary>
-    public int Count => _count;
-
-    /// <summary>The bytes a completion with buffer <paramref name="id"/> received, from <paramref name="start"/>.</summary>
-    public ReadOnlySpan<byte> Data(int id, int start, int end) => new(_addresses[id] + start, end - start);
+    /// <summary>The <paramref name="length"/> bytes a completion with buffer <paramref name="id"/> received.</summary>
+    public ReadOnlySpan<byte> Data(int id, int length) => new(_start + (id * BufferSize), length);
 
     /// <summary>Gives buffer <paramref name="id"/> back to the kernel (its bytes were copied out, or are no longer wanted).</summary>
     public void Provide(int id)
     {
-        ProvidedBuffer* entry = &_entries[_tail & (Capacity - 1)];
-        entry->Address = (ulong)_addresses[id];
+        ProvidedBuffer* entry = &_entries[_tail & (Count - 1)];
+        entry->Address = (ulong)(_start + (id * BufferSize));
         entry->Length = BufferSize;
         entry->BufferId = (ushort)id;
 
@@ -81,23 +82,10 @@ internal sealed unsafe class IoUringReceiveBuffers : IDisposable
         Volatile.Write(ref *(ushort*)((byte*)_entries + 14), _tail);
     }
 
-    /// <summary>
-    /// The kernel found no buffer for <paramref name="waiter"/>: more blocks are added while the ring has room; otherwise the
-    /// waiter is told once some come back (<see cref="ResumeWaiters"/>).
-    /// </summary>
-    public void OnExhausted(IIoUringBufferWaiter waiter)
-    {
-        if (_count < Capacity)
-        {
-            Grow();
-            waiter.OnBuffersAvailable();
-            return;
-        }
+    /// <summary>The kernel found no buffer for <paramref name="waiter"/>: it is told at the end of the turn (<see cref="ResumeWaiters"/>).</summary>
+    public void OnExhausted(IIoUringBufferWaiter waiter) => _waiting.Add(waiter);
 
-        _waiting.Add(waiter);
-    }
-
-    /// <summary>At the end of a loop turn: re-arms the receives that waited for buffers (blocks have come back meanwhile).</summary>
+    /// <summary>At the end of a loop turn: re-arms the receives that found no buffer (every buffer is back by then).</summary>
     public void ResumeWaiters()
     {
         if (_waiting.Count == 0)
@@ -126,31 +114,11 @@ internal sealed unsafe class IoUringReceiveBuffers : IDisposable
             _registered = false;
         }
 
-        // Called once every connection of the loop closed and the ring is unregistered: the kernel holds none of them.
-        _memory.Clear();
-        _count = 0;
         if (_entries is not null)
         {
             Munmap((nint)_entries, _size);
             _entries = null;
         }
-    }
-
-    private void Grow()
-    {
-        int count = Math.Min(Capacity, _count + Step) - _count;
-
-        // Pinned: the kernel writes into it whenever bytes arrive.
-        byte[] memory = GC.AllocateUninitializedArray<byte>(count * BufferSize, pinned: true);
-        _memory.Add(memory);
-        byte* start = (byte*)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(memory));
-        for (int i = 0; i < count; i++)
-        {
-            _addresses[_count + i] = start + (i * BufferSize);
-            Provide(_count + i);
-        }
-
-        _count += count;
     }
 }
 

@@ -5,6 +5,7 @@ using System.Net;
 using System.Net.Sockets;
 using System.Threading;
 using System.Threading.Tasks;
+using Falconet.Buffers;
 using Falconet.Transport;
 using Falconet.Transport.IoUring;
 using Shouldly;
@@ -140,6 +141,124 @@ public sealed class IoUringTransportTests : LoopTransportTests
 
         client.Shutdown(SocketShutdown.Send);
         await echo.WaitAsync(Step);
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task A_connection_that_stops_reading_holds_a_bounded_number_of_blocks_and_later_reads_every_byte_in_order()
+    {
+        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.IoUring, ioThreads: 1);
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        await ReadOneByteThenStopReadingAsync(client, server);
+
+        long sent = 1 + await SendUntilStalledAsync(client, offset: 1);
+
+        // What the server holds is bounded; the rest waits in the kernel's socket buffers, and TCP stops the client.
+        server.Pool.BlocksOutstanding.ShouldBeLessThanOrEqualTo(HeldBlockBound);
+        sent.ShouldBeGreaterThan(HeldBlockBound * SlabMemoryPool.BlockSize, "the client must have sent more than the server may hold");
+        byte[] buffer = new byte[16 * 1024];
+        for (long offset = 1; offset < sent;)
+        {
+            int received = await server.ReceiveAsync(buffer).AsTask().WaitAsync(Step);
+            received.ShouldBeGreaterThan(0);
+            for (int i = 0; i < received; i++)
+            {
+                if (buffer[i] != Pattern(offset + i))
+                {
+                    throw new ShouldAssertException($"Byte {offset + i} is {buffer[i]}, expected {Pattern(offset + i)}.");
+                }
+            }
+
+            offset += received;
+        }
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task Closing_a_connection_that_holds_received_bytes_returns_every_block_to_the_pool()
+    {
+        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.IoUring, ioThreads: 1);
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        await ReadOneByteThenStopReadingAsync(client, server);
+        await SendUntilStalledAsync(client, offset: 1);
+        server.Pool.BlocksOutstanding.ShouldBeGreaterThan(0, "the connection holds what arrived");
+
+        await server.DisposeAsync().AsTask().WaitAsync(Step);
+
+        await server.Pool.WaitForAllReturnedAsync(Step);
+        server.Pool.BlocksOutstanding.ShouldBe(0);
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task Connections_that_do_not_read_leave_the_loops_receive_buffers_to_the_others()
+    {
+        // More connections than the ring has buffers for if each kept even a few: the ring's buffers must come back at once.
+        const int NotReading = 80;
+        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.IoUring, ioThreads: 1);
+        for (int i = 0; i < NotReading; i++)
+        {
+            (Socket idleClient, TransportConnection idleServer) = await harness.ConnectAsync();
+            await ReadOneByteThenStopReadingAsync(idleClient, idleServer);
+            await SendUntilStalledAsync(idleClient, offset: 1, stall: TimeSpan.FromMilliseconds(50));
+        }
+
+        harness.Factory.Pools[0].BlocksOutstanding.ShouldBeLessThanOrEqualTo(NotReading * HeldBlockBound);
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        Task echo = TransportHarness.EchoAsync(server);
+        byte[] payload = new byte[64 * 1024];
+        new Random(7).NextBytes(payload);
+        byte[] echoed = new byte[payload.Length];
+        Task send = TransportHarness.SendAllAsync(client, payload);
+        await TransportHarness.ReceiveExactlyAsync(client, echoed).WaitAsync(Step);
+        await send.WaitAsync(Step);
+        echoed.ShouldBe(payload);
+        client.Shutdown(SocketShutdown.Send);
+        await echo.WaitAsync(Step);
+    }
+
+    /// <summary>The blocks one connection that does not read may hold: its hold limit, and what one loop turn brought on top.</summary>
+    private static long HeldBlockBound
+        => (IoUringConnection.MaxHeldBytes + (IoUringReceiveBuffers.Count * IoUringReceiveBuffers.BufferSize)) / SlabMemoryPool.BlockSize;
+
+    private static byte Pattern(long offset) => (byte)((offset * 7) + (offset >> 12));
+
+    /// <summary>The server receives once (which arms its receive) and then stops asking.</summary>
+    private static async Task ReadOneByteThenStopReadingAsync(Socket client, TransportConnection server)
+    {
+        ValueTask<int> first = server.ReceiveAsync(new byte[1]);
+        await TransportHarness.SendAllAsync(client, new[] { Pattern(0) });
+        (await first.AsTask().WaitAsync(Step)).ShouldBe(1);
+    }
+
+    /// <summary>Sends the pattern from <paramref name="offset"/> without blocking until the socket takes nothing for <paramref name="stall"/>; the bytes sent.</summary>
+    private static async Task<long> SendUntilStalledAsync(Socket client, long offset, TimeSpan? stall = null)
+    {
+        TimeSpan quiet = stall ?? TimeSpan.FromMilliseconds(300);
+        client.Blocking = false;
+        byte[] chunk = new byte[64 * 1024];
+        long sent = 0;
+        var deadline = DateTime.UtcNow + Step;
+        var lastProgress = DateTime.UtcNow;
+        while (DateTime.UtcNow - lastProgress < quiet)
+        {
+            DateTime.UtcNow.ShouldBeLessThan(deadline, "the client never stalled");
+            for (int i = 0; i < chunk.Length; i++)
+            {
+                chunk[i] = Pattern(offset + sent + i);
+            }
+
+            int n = client.Send(chunk, 0, chunk.Length, SocketFlags.None, out SocketError error);
+            if (error == SocketError.Success && n > 0)
+            {
+                sent += n;
+                lastProgress = DateTime.UtcNow;
+                continue;
+            }
+
+            error.ShouldBe(SocketError.WouldBlock);
+            await Task.Delay(10);
+        }
+
+        client.Blocking = true;
+        return sent;
     }
 
     /// <summary>
