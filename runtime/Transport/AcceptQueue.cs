@@ -40,6 +40,12 @@ internal sealed class AcceptQueue
         }
     }
 
+    /// <summary>
+    /// Takes no more connections (a later one is reset); the ones queued are still handed out, then accepts return null.
+    /// Used at unbind: their clients connected and may have sent a request.
+    /// </summary>
+    public void Complete() => _accepted.Writer.TryComplete();
+
     /// <summary>Closes the queue: pending and later accepts return null; connections still queued are reset and disposed.</summary>
     public async ValueTask CloseAsync()
     {

@@ -21,6 +21,7 @@ public sealed class RequestBodyReader
     private readonly HttpLimits _limits;
     private readonly DataRateMonitor _rates;
     private HttpResponse? _response;
+    private HttpRequest? _request;
     private RequestBodyKind _kind;
     private long _remaining;
     private ChunkedDecoder _decoder;
@@ -52,6 +53,9 @@ public sealed class RequestBodyReader
     internal bool Truncated { get; private set; }
 
     internal void Attach(HttpResponse response) => _response = response;
+
+    /// <summary>The request whose trailer fields a chunked body's trailer section fills.</summary>
+    internal void Attach(HttpRequest request) => _request = request;
 
     internal void Reset(RequestBodyKind kind, long contentLength, bool expectContinue)
     {
@@ -200,6 +204,7 @@ public sealed class RequestBodyReader
         }
 
         var reader = new SequenceReader<byte>(buffered);
+        var trailers = new RequestTrailersHandler(_request!);
         int written;
         try
         {
@@ -208,7 +213,7 @@ public sealed class RequestBodyReader
             do
             {
                 before = reader.Consumed;
-                written = _decoder.Decode(ref reader, destination, _limits, out done);
+                written = _decoder.Decode(ref trailers, ref reader, destination, _limits, out done);
             }
             while (written == 0 && !done && reader.Consumed != before && !reader.End);
 

@@ -12,9 +12,9 @@ namespace Falconet.Transport.IoUring;
 /// ring, where it becomes a connection of that loop.
 /// </summary>
 /// <remarks>
-/// The socket is made, bound and put into listening by <see cref="Socket"/> (binding is rare; any endpoint it binds, or a
-/// listening socket handed over whole, works the same here); the acceptor only needs its descriptor. A connection past
-/// the transport's limit, or one taken while out of descriptors, is reset at once.
+/// The acceptor only needs the listening descriptor: a TCP socket made, bound and put into listening by <see cref="Socket"/>,
+/// or a descriptor of its own (a duplicate of a Unix domain socket's or an adopted socket's), which it closes. A connection
+/// past the transport's limit, or one taken while out of descriptors, is reset at once.
 /// </remarks>
 internal sealed unsafe class IoUringAcceptor : IIoUringOperations
 {
@@ -27,8 +27,9 @@ internal sealed unsafe class IoUringAcceptor : IIoUringOperations
 
     private readonly IoUringConnectionListener _listener;
     private readonly IoUringLoop _loop;
-    private readonly Socket _socket;
+    private readonly Socket? _socket;
     private readonly int _fd;
+    private readonly UnixDomainSocketEndPoint? _unixEndPoint;
     private readonly TaskCompletionSource _closed = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private KernelTimespec* _retryDelay;
     private int _operationsInFlight;
@@ -39,12 +40,22 @@ internal sealed unsafe class IoUringAcceptor : IIoUringOperations
     private bool _shedding;
     private bool _failing;
 
+    /// <summary>Accepts from a listening TCP socket; the acceptor disposes it.</summary>
     public IoUringAcceptor(IoUringConnectionListener listener, IoUringLoop loop, Socket socket)
     {
         _listener = listener;
         _loop = loop;
         _socket = socket;
         _fd = (int)socket.Handle;
+    }
+
+    /// <summary>Accepts from listening descriptor <paramref name="fd"/>, which the acceptor closes; <paramref name="unixEndPoint"/> is set when it is a Unix domain socket.</summary>
+    public IoUringAcceptor(IoUringConnectionListener listener, IoUringLoop loop, int fd, UnixDomainSocketEndPoint? unixEndPoint)
+    {
+        _listener = listener;
+        _loop = loop;
+        _fd = fd;
+        _unixEndPoint = unixEndPoint;
     }
 
     public int Slot { get; set; } = -1;
@@ -78,7 +89,7 @@ internal sealed unsafe class IoUringAcceptor : IIoUringOperations
     }
 
     /// <summary>Closes a socket whose acceptor never started.</summary>
-    public void CloseUnstarted() => _socket.Dispose();
+    public void CloseUnstarted() => CloseListening();
 
     public void OnCompletion(byte operation, int result, uint flags)
     {
@@ -189,7 +200,7 @@ internal sealed unsafe class IoUringAcceptor : IIoUringOperations
             TakeReserve();
         }
 
-        _listener.OnAccepted(new IoUringConnection(_loop, fd, _listener.Scheduling));
+        _listener.OnAccepted(new IoUringConnection(_loop, fd, _listener.Scheduling, _unixEndPoint));
     }
 
     private void ArmAccept()
@@ -255,11 +266,22 @@ internal sealed unsafe class IoUringAcceptor : IIoUringOperations
             _reserve = -1;
         }
 
-        _socket.Dispose();
+        CloseListening();
         NativeMemory.Free(_retryDelay);
         _retryDelay = null;
         _loop.Unregister(this);
         _closed.TrySetResult();
     }
-}
 
+    private void CloseListening()
+    {
+        if (_socket is not null)
+        {
+            _socket.Dispose();
+        }
+        else
+        {
+            Close(_fd);
+        }
+    }
+}

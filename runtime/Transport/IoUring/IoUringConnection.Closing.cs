@@ -149,8 +149,14 @@ internal sealed unsafe partial class IoUringConnection
     }
 
     /// <summary>The bytes the peer has acknowledged on this connection (TCP_INFO's tcpi_bytes_acked); 0 when unknown.</summary>
+    /// <remarks>A Unix domain socket reports no such count: its lingering send gets one interval to complete.</remarks>
     private ulong BytesAcknowledged()
     {
+        if (_isUnix)
+        {
+            return 0;
+        }
+
         // struct tcp_info: tcpi_bytes_acked is the u64 at offset 120 (Linux 4.1 and later).
         byte* info = stackalloc byte[232];
         uint length = 232;

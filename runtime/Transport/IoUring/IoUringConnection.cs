@@ -40,6 +40,7 @@ internal sealed unsafe partial class IoUringConnection : LoopConnection, IIoUrin
 
     private readonly IoUringLoop _loop;
     private readonly int _fd;
+    private readonly bool _isUnix;
 
     // Loop-thread state.
     private int _operationsInFlight;
@@ -55,22 +56,32 @@ internal sealed unsafe partial class IoUringConnection : LoopConnection, IIoUrin
     private Exception? _sendError;
     private NativeState* _native;
 
-    public IoUringConnection(IoUringLoop loop, int fd, IoScheduling scheduling)
+    /// <summary>Wraps accepted descriptor <paramref name="fd"/> on its loop; <paramref name="unixEndPoint"/> is the listener's Unix domain socket endpoint when it is one (null for TCP).</summary>
+    public IoUringConnection(IoUringLoop loop, int fd, IoScheduling scheduling, EndPoint? unixEndPoint = null)
         : base(scheduling)
     {
         _loop = loop;
         _fd = fd;
-        byte* address = stackalloc byte[128];
-        uint length = 128;
-        if (GetSockName(fd, address, &length) == 0)
+        _isUnix = unixEndPoint is not null;
+        if (_isUnix)
         {
-            LocalEndPoint = SocketAddressBytes.Read(new ReadOnlySpan<byte>(address, (int)length));
+            // A Unix domain socket: a peer without an address.
+            LocalEndPoint = unixEndPoint;
         }
-
-        length = 128;
-        if (GetPeerName(fd, address, &length) == 0)
+        else
         {
-            RemoteEndPoint = SocketAddressBytes.Read(new ReadOnlySpan<byte>(address, (int)length));
+            byte* address = stackalloc byte[128];
+            uint length = 128;
+            if (GetSockName(fd, address, &length) == 0)
+            {
+                LocalEndPoint = SocketAddressBytes.Read(new ReadOnlySpan<byte>(address, (int)length));
+            }
+
+            length = 128;
+            if (GetPeerName(fd, address, &length) == 0)
+            {
+                RemoteEndPoint = SocketAddressBytes.Read(new ReadOnlySpan<byte>(address, (int)length));
+            }
         }
 
         _native = (NativeState*)NativeMemory.AllocZeroed((nuint)sizeof(NativeState));

@@ -8,12 +8,15 @@ using Falconet.Diagnostics;
 namespace Falconet.Transport.IoUring;
 
 /// <summary>
-/// A bound endpoint of the io_uring transport: one listening socket per loop, bound to the same port with SO_REUSEPORT so
-/// the kernel spreads connections over the loops, each accepted on its loop's ring with a multishot accept.
+/// A bound endpoint of the io_uring transport: for an IP endpoint one listening socket per loop, bound to the same port
+/// with SO_REUSEPORT so the kernel spreads connections over the loops; for a Unix domain socket or an adopted socket one
+/// socket, a duplicate of its descriptor on every loop, all accepting from its one queue. Each loop accepts with a
+/// multishot accept on its own ring.
 /// </summary>
 /// <remarks>
 /// Accepted connections are made on their loop and queued for <see cref="AcceptAsync"/>; the server then schedules each
-/// back onto its loop, where it stays. A connection still queued when the listener is unbound is reset.
+/// back onto its loop, where it stays. Connections still queued when the listener is unbound are handed out all the same;
+/// one never taken is reset when the listener is disposed.
 /// </remarks>
 internal sealed class IoUringConnectionListener : IConnectionListener
 {
@@ -36,21 +39,41 @@ internal sealed class IoUringConnectionListener : IConnectionListener
     /// <summary>True when the transport has <see cref="IoUringTransportOptions.MaxConnections"/> open: the next accepted is reset.</summary>
     internal bool IsFull => _factory.OpenConnections >= _factory.Options.MaxConnections;
 
-    /// <summary>Opens one listening socket per loop; port 0 is resolved by the first and reused by the others.</summary>
+    /// <summary>Opens the listening sockets and starts an acceptor on every loop; port 0 is resolved by the first and reused by the others.</summary>
     public async Task BindAsync(EndPoint endpoint)
     {
         IoUringLoop[] loops = _factory.Loops;
-        bool reusePort = loops.Length > 1;
         var acceptors = new IoUringAcceptor[loops.Length];
         int started = 0;
+        int descriptor = -1;
         try
         {
             EndPoint bound = endpoint;
+            UnixDomainSocketEndPoint? unix = null;
+            if (endpoint is not IPEndPoint)
+            {
+                descriptor = ListenSockets.Open(endpoint, _factory.Options.Backlog, out bound);
+                unix = bound as UnixDomainSocketEndPoint;
+                if (unix is null && _factory.Options.NoDelay)
+                {
+                    // An adopted TCP socket: its connections inherit TCP_NODELAY from it, as from the transport's own.
+                    IoUringNative.SetNoDelay(descriptor);
+                }
+            }
+
             for (int i = 0; i < loops.Length; i++)
             {
-                Socket socket = Listen(bound, reusePort);
-                bound = socket.LocalEndPoint ?? bound;
-                acceptors[i] = new IoUringAcceptor(this, loops[i], socket);
+                if (descriptor >= 0)
+                {
+                    acceptors[i] = new IoUringAcceptor(this, loops[i], ListenSockets.Duplicate(descriptor), unix);
+                }
+                else
+                {
+                    Socket socket = Listen(bound, _factory.Options.ReusePort || loops.Length > 1);
+                    bound = socket.LocalEndPoint ?? bound;
+                    acceptors[i] = new IoUringAcceptor(this, loops[i], socket);
+                }
+
                 try
                 {
                     await acceptors[i].StartAsync().ConfigureAwait(false);
@@ -76,10 +99,19 @@ internal sealed class IoUringConnectionListener : IConnectionListener
 
             throw;
         }
+        finally
+        {
+            // Every loop holds its own duplicate.
+            ListenSockets.CloseDescriptor(descriptor);
+        }
     }
 
     public ValueTask<TransportConnection?> AcceptAsync(CancellationToken ct = default) => _accepted.AcceptAsync(ct);
 
+    /// <summary>
+    /// Stops accepting and closes the listening sockets; connections the loops accepted before are still handed out by
+    /// <see cref="AcceptAsync"/> (their clients connected and may have sent a request), then it returns null.
+    /// </summary>
     public async ValueTask UnbindAsync()
     {
         if (Interlocked.Exchange(ref _unbound, 1) != 0)
@@ -92,11 +124,16 @@ internal sealed class IoUringConnectionListener : IConnectionListener
             await acceptor.CloseAsync().ConfigureAwait(false);
         }
 
-        // Accepted but never handed out: nobody else will close them.
-        await _accepted.CloseAsync().ConfigureAwait(false);
+        _accepted.Complete();
     }
 
-    public ValueTask DisposeAsync() => UnbindAsync();
+    public async ValueTask DisposeAsync()
+    {
+        await UnbindAsync().ConfigureAwait(false);
+
+        // Accepted but never taken: nobody else will close them.
+        await _accepted.CloseAsync().ConfigureAwait(false);
+    }
 
     /// <summary>Counts a connection reset at accept.</summary>
     internal void CountRefused()
@@ -121,7 +158,7 @@ internal sealed class IoUringConnectionListener : IConnectionListener
 
             if (reusePort)
             {
-                socket.SetRawSocketOption(IoUringNative.SolSocket, IoUringNative.SoReusePort, BitConverter.GetBytes(1));
+                ListenSockets.SetReusePort(socket.Handle);
             }
 
             if (_factory.Options.NoDelay)

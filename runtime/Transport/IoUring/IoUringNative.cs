@@ -344,6 +344,13 @@ internal static unsafe partial class IoUringNative
         SetSocketOption(fd, SolSocket, SoLinger, &linger, (uint)sizeof(Linger));
     }
 
+    /// <summary>Turns Nagle's algorithm off on a TCP socket (a listening one: the connections it accepts inherit it).</summary>
+    public static void SetNoDelay(int fd)
+    {
+        int one = 1;
+        SetSocketOption(fd, IpProtoTcp, TcpNoDelay, &one, sizeof(int));
+    }
+
     /// <summary>Closes <paramref name="fd"/> with a reset, at once (connections refused at accept).</summary>
     public static void CloseWithReset(int fd)
     {

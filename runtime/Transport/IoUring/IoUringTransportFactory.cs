@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Net;
+using System.Net.Sockets;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Buffers;
@@ -107,15 +108,20 @@ public sealed class IoUringTransportFactory : ITransportFactory, IAsyncDisposabl
     /// <summary>Loop threads that have not ended yet (0 after a disposal that joined them all).</summary>
     internal int LoopsRunning => TransportLoops.Running(_loops);
 
-    /// <summary>Binds a TCP listener to an <see cref="IPEndPoint"/> on every loop (port 0 picks a free port; IPv6Any also accepts IPv4).</summary>
+    /// <summary>
+    /// Listens on <paramref name="endpoint"/> on every loop: an <see cref="IPEndPoint"/> (one socket per loop with SO_REUSEPORT;
+    /// port 0 picks a free port; IPv6Any also accepts IPv4), a <see cref="UnixDomainSocketEndPoint"/> (the path must not
+    /// exist: the server removes a stale socket file first), or a <see cref="ListenSocketEndPoint"/>, a socket already
+    /// listening, adopted as it is; the last two are one socket that every loop accepts from.
+    /// </summary>
     public async ValueTask<IConnectionListener> BindAsync(EndPoint endpoint, CancellationToken ct = default)
     {
         ArgumentNullException.ThrowIfNull(endpoint);
         ct.ThrowIfCancellationRequested();
         ObjectDisposedException.ThrowIf(_disposed, this);
-        if (endpoint is not IPEndPoint)
+        if (endpoint is not (IPEndPoint or UnixDomainSocketEndPoint or ListenSocketEndPoint))
         {
-            throw new NotSupportedException($"The io_uring transport binds IP endpoints, not {endpoint.GetType().Name}.");
+            throw new NotSupportedException($"The io_uring transport listens on IP and Unix domain socket endpoints or adopts a listening socket, not {endpoint.GetType().Name}.");
         }
 
         var listener = new IoUringConnectionListener(this, endpoint);

@@ -16,6 +16,13 @@ public sealed class IoUringTransportOptions
     /// </summary>
     public IoScheduling Scheduling { get; set; } = IoScheduling.IoThreads;
 
+    /// <summary>
+    /// Binds IP listeners with SO_REUSEPORT even with one loop (default false), so that several processes listen on one port
+    /// and the kernel spreads new connections over all their sockets (with more than one loop, every listener has it
+    /// already). See docs/deployment.md.
+    /// </summary>
+    public bool ReusePort { get; set; }
+
     /// <summary>The listen backlog of each listening socket.</summary>
     public int Backlog { get; set; } = 512;
 

@@ -8,8 +8,8 @@ using System.Security.Cryptography;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Buffers;
+using Falconet.Http.Tests.Infrastructure;
 using Falconet.Transport;
-using Falconet.Transport.Libuv;
 using Shouldly;
 
 namespace Falconet.Runtime.Tests.Transport;
@@ -289,7 +289,9 @@ public abstract class TransportContractTests
         await Should.ThrowAsync<SocketException>(() => late.ConnectAsync(harness.Listener.EndPoint).WaitAsync(Step));
     }
 
-    [Fact(Timeout = Timeout)]
+    // A correctness test, not a timing one: 64 connections moving about 5 MB each way can take a while on a loaded
+    // machine, so the waits are wider than a single step, and still bounded.
+    [Fact(Timeout = 4 * Timeout)]
     public async Task Many_concurrent_connections_echo_independently_across_all_lanes()
     {
         await using TransportHarness harness = await StartAsync(ioThreads: 2);
@@ -304,7 +306,7 @@ public abstract class TransportContractTests
         Task[] echoes = pairs.Select(p => TransportHarness.EchoAsync(p.Server)).ToArray();
         Task[] clients = pairs.Select((p, i) => ClientAsync(p.Client, i)).ToArray();
 
-        await Task.WhenAll(clients).WaitAsync(Step);
+        await Task.WhenAll(clients).WaitAsync(TimeSpan.FromMilliseconds(3 * Timeout));
         await Task.WhenAll(echoes).WaitAsync(Step);
 
         static async Task ClientAsync(Socket client, int seed)
@@ -312,7 +314,7 @@ public abstract class TransportContractTests
             var random = new Random(seed);
             for (int i = 0; i < 10; i++)
             {
-                byte[] payload = new byte[random.Next(1, 40_000)];
+                byte[] payload = new byte[random.Next(1, 16_000)];
                 random.NextBytes(payload);
                 byte[] echoed = new byte[payload.Length];
                 Task send = TransportHarness.SendAllAsync(client, payload);
@@ -325,38 +327,21 @@ public abstract class TransportContractTests
         }
     }
 
-    [Fact(Timeout = Timeout)]
-    public async Task Listener_on_IPv6_loopback_accepts_and_echoes_when_the_system_has_IPv6()
+    [SkippableFact(Timeout = Timeout)]
+    public async Task Listener_on_IPv6_loopback_accepts_and_echoes()
     {
-        if (!Socket.OSSupportsIPv6)
-        {
-            return;
-        }
-
-        TransportHarness harness;
-        try
-        {
-            harness = await StartAsync(address: IPAddress.IPv6Loopback);
-        }
-        catch (Exception e) when (e is SocketException { SocketErrorCode: SocketError.AddressNotAvailable or SocketError.AddressFamilyNotSupported }
-            or LibuvException { ErrorName: "EADDRNOTAVAIL" or "EAFNOSUPPORT" })
-        {
-            return; // IPv6 is compiled in but ::1 is not configured on this machine
-        }
-
-        await using (harness)
-        {
-            harness.Listener.EndPoint.AddressFamily.ShouldBe(AddressFamily.InterNetworkV6);
-            (((IPEndPoint)harness.Listener.EndPoint).Port).ShouldNotBe(0);
-            (Socket client, TransportConnection server) = await harness.ConnectAsync();
-            Task echo = TransportHarness.EchoAsync(server);
-            byte[] echoed = new byte[5];
-            await TransportHarness.SendAllAsync(client, "hello"u8.ToArray());
-            await TransportHarness.ReceiveExactlyAsync(client, echoed).WaitAsync(Step);
-            echoed.ShouldBe("hello"u8.ToArray());
-            client.Shutdown(SocketShutdown.Send);
-            await echo.WaitAsync(Step);
-        }
+        Skip.IfNot(Ipv6.HasLoopback, "IPv6 or its loopback ::1 is not available on this machine");
+        await using TransportHarness harness = await StartAsync(address: IPAddress.IPv6Loopback);
+        harness.Listener.EndPoint.AddressFamily.ShouldBe(AddressFamily.InterNetworkV6);
+        (((IPEndPoint)harness.Listener.EndPoint).Port).ShouldNotBe(0);
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        Task echo = TransportHarness.EchoAsync(server);
+        byte[] echoed = new byte[5];
+        await TransportHarness.SendAllAsync(client, "hello"u8.ToArray());
+        await TransportHarness.ReceiveExactlyAsync(client, echoed).WaitAsync(Step);
+        echoed.ShouldBe("hello"u8.ToArray());
+        client.Shutdown(SocketShutdown.Send);
+        await echo.WaitAsync(Step);
     }
 
     [Theory(Timeout = Timeout)]
