@@ -23,34 +23,22 @@ internal static class BuiltInTransports
         _ => throw new NotSupportedException($"Unknown transport {kind}."),
     };
 
-    /// <summary>Null when io_uring can be used here; otherwise why not (the default transport's first condition).</summary>
-    public static string? IoUringUnavailable => IoUringTransportFactory.UnavailableReason;
-
-    /// <summary>Whether libuv loads on this machine (the default transport's second condition).</summary>
+    /// <summary>Whether libuv loads on this machine (the default transport's condition).</summary>
     public static bool LibuvAvailable => LibuvTransportFactory.IsAvailable;
 
     /// <summary>
-    /// The transport of options that name none, the fastest this machine can run: io_uring, else libuv, else sockets. A
-    /// fallback is logged once, in one line that says why io_uring (and libuv) cannot be used.
+    /// The transport of options that name none: libuv when it loads, sockets (logged) otherwise. io_uring is taken only when
+    /// named: measured against libuv it did not cost less per request in every shape (docs/benchmarks.md).
     /// </summary>
-    /// <param name="ioUringUnavailable">Null when io_uring can be used; otherwise why not.</param>
-    /// <param name="libuvAvailable">True when the system's libuv loads.</param>
-    /// <param name="logger">Where the fallback is logged.</param>
-    public static TransportKind ChooseDefault(string? ioUringUnavailable, bool libuvAvailable, ILogger logger)
+    public static TransportKind ChooseDefault(bool libuvAvailable, ILogger logger)
     {
-        // io_uring serves a request with the least CPU, then libuv (docs/benchmarks.md); sockets needs nothing beyond .NET.
-        if (ioUringUnavailable is null)
-        {
-            return TransportKind.IoUring;
-        }
-
+        // libuv serves a request with the least CPU (docs/benchmarks.md); sockets needs nothing beyond .NET.
         if (libuvAvailable)
         {
-            ServerLog.IoUringUnavailable(logger, ioUringUnavailable);
             return TransportKind.Libuv;
         }
 
-        ServerLog.IoUringAndLibuvUnavailable(logger, ioUringUnavailable, LibuvTransportFactory.PackageName);
+        ServerLog.LibuvUnavailable(logger, LibuvTransportFactory.PackageName);
         return TransportKind.Sockets;
     }
 }

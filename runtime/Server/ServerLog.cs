@@ -28,11 +28,8 @@ internal static partial class ServerLog
     [LoggerMessage(EventId = 105, Level = LogLevel.Warning, Message = "Stopped while {Count} aborted connections still run their handler")]
     public static partial void HandlersStillRunning(ILogger logger, int count);
 
-    [LoggerMessage(EventId = 106, Level = LogLevel.Information, Message = "io_uring cannot be used: {Reason} Running on the libuv transport.")]
-    public static partial void IoUringUnavailable(ILogger logger, string reason);
-
-    [LoggerMessage(EventId = 107, Level = LogLevel.Information, Message = "io_uring cannot be used: {Reason} libuv is not installed either: running on the sockets transport (install the {Package} package for the libuv transport, which serves a request with less CPU).")]
-    public static partial void IoUringAndLibuvUnavailable(ILogger logger, string reason, string package);
+    [LoggerMessage(EventId = 106, Level = LogLevel.Information, Message = "libuv is not installed: running on the sockets transport (install the {Package} package for the libuv transport, which serves a request with less CPU)")]
+    public static partial void LibuvUnavailable(ILogger logger, string package);
 
     [LoggerMessage(EventId = 104, Level = LogLevel.Warning, Message = "Accepting a connection failed")]
     public static partial void AcceptFailed(ILogger logger, Exception exception);

@@ -136,11 +136,8 @@ internal static class Program
             return 1;
         }
 
-        // When the server chose the transport and could not take io_uring, the banner says why (the server also logs it).
-        string fallback = options.Transport is null && options.TransportFactory is null && server.Transport is not IoUringTransportFactory
-            && IoUringTransportFactory.UnavailableReason is { } reason ? $" (io_uring cannot be used: {reason.TrimEnd('.')})" : string.Empty;
         SystemdNotify.Send("READY=1");
-        Console.WriteLine($"Falconet listening on {Url(server.ListeningOn[0])} (/plaintext, /json, /health) with the {TransportName(server.Transport)} transport{fallback}, at most {server.MaxConnections} connections; press Ctrl+C to stop");
+        Console.WriteLine($"Falconet listening on {Url(server.ListeningOn[0])} (/plaintext, /json, /health) with the {TransportName(server.Transport)} transport, at most {server.MaxConnections} connections; press Ctrl+C to stop");
         foreach (IPEndPoint https in server.BoundHttpsEndpoints)
         {
             Console.WriteLine($"Falconet listening on https://{https} (/plaintext, /json)");

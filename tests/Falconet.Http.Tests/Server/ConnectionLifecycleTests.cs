@@ -149,9 +149,9 @@ public sealed class ConnectionLifecycleTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
-    public async Task Options_that_name_no_transport_run_on_io_uring_where_it_can_be_used()
+    public async Task Options_that_name_no_transport_run_on_libuv_where_it_loads()
     {
-        IoUringTransportFactory.IsAvailable.ShouldBeTrue($"io_uring must be usable on the test machine: {IoUringTransportFactory.UnavailableReason}");
+        LibuvTransportFactory.IsAvailable.ShouldBeTrue("libuv1 must be installed on the test machine (.ci/run installs it)");
         await using TestServer host = await TestServer.StartAsync(context =>
         {
             context.Response.Write("default"u8);
@@ -159,10 +159,24 @@ public sealed class ConnectionLifecycleTests
         });
 
         host.Server.Options.Transport.ShouldBeNull();
-        host.Server.Transport.ShouldBeOfType<IoUringTransportFactory>();
+        host.Server.Transport.ShouldBeOfType<LibuvTransportFactory>();
         using RawClient client = host.Connect();
         await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
         (await client.ReadResponseAsync()).BodyText.ShouldBe("default");
+    }
+
+    [Fact]
+    public void Without_libuv_the_default_falls_back_to_sockets_and_says_which_package_would_enable_libuv()
+    {
+        var logs = new RecordingLoggerFactory();
+
+        BuiltInTransports.ChooseDefault(libuvAvailable: false, logs.CreateLogger("test")).ShouldBe(TransportKind.Sockets);
+        BuiltInTransports.ChooseDefault(libuvAvailable: true, logs.CreateLogger("test")).ShouldBe(TransportKind.Libuv);
+
+        RecordingLoggerFactory.LogEntry entry = logs.Entries.ShouldHaveSingleItem();
+        entry.Level.ShouldBe(Microsoft.Extensions.Logging.LogLevel.Information);
+        entry.Message.ShouldContain("libuv1");
+        entry.Message.ShouldContain("sockets transport");
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
