@@ -105,8 +105,19 @@ public class ProxyProtocolTests : ServerTests
     {
         using var metrics = new ServerMetricsRecorder();
         await using TestServer host = await StartProxyServerAsync(trusted: IPNetwork.Parse("10.0.0.0/8"));
-        using RawClient client = RawClient.Connect(host.EndPoint, preamble: "PROXY TCP4 1.2.3.4 5.6.7.8 1 2\r\n"u8.ToArray());
-        (await client.IsClosedByServerAsync()).ShouldBeTrue();
+        bool closed;
+        try
+        {
+            using RawClient client = RawClient.Connect(host.EndPoint, preamble: "PROXY TCP4 1.2.3.4 5.6.7.8 1 2\r\n"u8.ToArray());
+            closed = await client.IsClosedByServerAsync();
+        }
+        catch (SocketException exception) when (exception.SocketErrorCode == SocketError.ConnectionReset)
+        {
+            // Refused so quickly (a loop transport closes it right at accept) that the client's own send met the reset.
+            closed = true;
+        }
+
+        closed.ShouldBeTrue();
         metrics.Count(ServerMetrics.RejectedConnectionsName, "proxy_untrusted_peer").ShouldBe(1);
     }
 
