@@ -451,3 +451,9 @@ public sealed class ResponseHeadTestsOnLibuv : ResponseHeadTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class ResponseHeadTestsOnIoUring : ResponseHeadTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

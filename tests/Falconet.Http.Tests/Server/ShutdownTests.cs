@@ -146,3 +146,9 @@ public sealed class ShutdownTestsOnLibuv : ShutdownTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class ShutdownTestsOnIoUring : ShutdownTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

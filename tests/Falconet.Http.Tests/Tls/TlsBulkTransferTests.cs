@@ -121,3 +121,9 @@ public sealed class TlsBulkTransferTestsOnLibuv : TlsBulkTransferTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class TlsBulkTransferTestsOnIoUring : TlsBulkTransferTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

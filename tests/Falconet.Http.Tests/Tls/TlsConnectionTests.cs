@@ -11,6 +11,7 @@ using Falconet.Buffers;
 using Falconet.Http.Tests.Infrastructure;
 using Falconet.Server;
 using Falconet.Transport;
+using Falconet.Transport.IoUring;
 using Falconet.Transport.Libuv;
 using Falconet.Transport.Sockets;
 using Falconet.Transport.Tls;
@@ -399,6 +400,22 @@ public sealed class TlsConnectionTestsOnLibuvThreadPool : TlsConnectionTests
 {
     protected override ITransportFactory CreateTransport() =>
         new LibuvTransportFactory(new LibuvTransportOptions { LoopCount = 1, TrackLeaks = true, Scheduling = IoScheduling.ThreadPool });
+
+    protected override bool WaitForRecordsFirst => true;
+}
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class TlsConnectionTestsOnIoUring : TlsConnectionTests
+{
+    protected override ITransportFactory CreateTransport() =>
+        new IoUringTransportFactory(new IoUringTransportOptions { LoopCount = 1, TrackLeaks = true });
+}
+
+/// <summary>The same tests on io_uring with thread-pool scheduling and the decorator waiting for records before SslStream reads, as the server runs it there.</summary>
+public sealed class TlsConnectionTestsOnIoUringThreadPool : TlsConnectionTests
+{
+    protected override ITransportFactory CreateTransport() =>
+        new IoUringTransportFactory(new IoUringTransportOptions { LoopCount = 1, TrackLeaks = true, Scheduling = IoScheduling.ThreadPool });
 
     protected override bool WaitForRecordsFirst => true;
 }
