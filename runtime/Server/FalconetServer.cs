@@ -159,6 +159,7 @@ public partial class FalconetServer : IAsyncDisposable
             MinRequestBodyDataRate = options.MinRequestBodyDataRate?.ToLimit(options.TimeProvider) ?? default,
             MinResponseDataRate = options.MinResponseDataRate?.ToLimit(options.TimeProvider) ?? default,
             DrainIdleTimeout = HttpConnectionSettings.ToTimestampTicks(options.DrainIdleTimeout, options.TimeProvider),
+            ForwardedHeaders = options.ForwardedHeaders,
         };
         DateHeaderValues.Acquire();
         try
