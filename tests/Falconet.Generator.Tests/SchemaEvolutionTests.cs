@@ -26,7 +26,7 @@ public sealed class SchemaEvolutionTests
             }
             """) }, GeneratorHarness.AppNamespace, generate: generate));
 
-        before.Count.ShouldBe(generate is null ? 1 : 4);
+        before.Count.ShouldBe(generate is null ? 1 : 6);
         foreach ((string hintName, string text) in before)
         {
             // The second line carries the schema hash, which must change; every other line must survive, in order.
