@@ -17,8 +17,9 @@ using Microsoft.Extensions.Logging.Abstractions;
 namespace Falconet.Server;
 
 /// <summary>
-/// An HTTP/1.1 server: listens on the configured endpoints, runs one <see cref="HttpConnection"/> per accepted
-/// connection and calls the application once per request. Start with <see cref="StartAsync"/>, stop gracefully with
+/// An HTTP/1.1 and HTTP/2 server: listens on the configured endpoints, runs one connection per accepted connection
+/// (<see cref="HttpConnection"/> for HTTP/1.1, <see cref="Http.Http2.Http2Connection"/> for HTTP/2) and calls the
+/// application once per request. Start with <see cref="StartAsync"/>, stop gracefully with
 /// <see cref="StopAsync"/> (or dispose).
 /// </summary>
 /// <remarks>
@@ -45,10 +46,11 @@ public class FalconetServer : IAsyncDisposable
     private readonly HeaderSetBinding _headerSet;
     private readonly ILogger _logger;
     private readonly CancellationTokenSource _shutdown = new();
-    private ConnectionRegistry<HttpConnection> _connections = new();
+    private ConnectionRegistry<ServerConnection> _connections = new();
     private readonly List<IConnectionListener> _listeners = new();
     private readonly List<Task> _acceptLoops = new();
     private readonly Dictionary<IConnectionListener, TlsServerSettings> _httpsListeners = new();
+    private readonly Dictionary<IConnectionListener, HttpProtocols> _plainProtocols = new();
     private readonly List<IPEndPoint> _boundEndpoints = new();
     private readonly List<IPEndPoint> _boundHttpsEndpoints = new();
     private readonly Lock _gate = new();
@@ -139,12 +141,13 @@ public class FalconetServer : IAsyncDisposable
             AllowConnect = options.AllowConnect,
             MinRequestBodyDataRate = options.MinRequestBodyDataRate,
             MinResponseDataRate = options.MinResponseDataRate,
+            Http2 = options.Http2,
         };
         DateHeaderValues.Acquire();
         try
         {
             // Derived before the transport opens its own descriptors; the reserve covers those.
-            _connections = new ConnectionRegistry<HttpConnection>(options.MaxConnections ?? DescriptorLimit.DefaultMaxConnections());
+            _connections = new ConnectionRegistry<ServerConnection>(options.MaxConnections ?? DescriptorLimit.DefaultMaxConnections());
             ServerLog.ConnectionLimit(_logger, _connections.Limit, DescriptorLimit.SoftLimit() ?? -1);
             _transport = options.TransportFactory ?? CreateBuiltInTransport(options, _connections.Limit);
             if (options.TransportFactory is null)
@@ -163,14 +166,15 @@ public class FalconetServer : IAsyncDisposable
             {
                 IConnectionListener listener = await _transport.BindAsync(endpoint, cancellationToken).ConfigureAwait(false);
                 _listeners.Add(listener);
+                _plainProtocols[listener] = endpoint is HttpEndpoint http ? http.Protocols : options.Protocols;
                 _boundEndpoints.Add((IPEndPoint)listener.EndPoint);
                 ServerLog.Listening(_logger, listener.EndPoint);
             }
 
             foreach (HttpsEndpoint https in options.HttpsEndpoints)
             {
-                var tls = new TlsServerSettings(https.Tls, options.TimeProvider);
-                _handshakes ??= new TlsHandshakes(RegisterConnection, options.TimeProvider, _logger);
+                var tls = new TlsServerSettings(https.Tls, options.TimeProvider, https.Protocols ?? options.Protocols);
+                _handshakes ??= new TlsHandshakes(RegisterTlsConnection, options.TimeProvider, _logger);
                 IConnectionListener listener = await _transport.BindAsync(https.EndPoint, cancellationToken).ConfigureAwait(false);
                 _listeners.Add(listener);
                 _httpsListeners[listener] = tls;
@@ -335,10 +339,10 @@ public class FalconetServer : IAsyncDisposable
         }
         catch (Exception exception) when (exception is TimeoutException or OperationCanceledException)
         {
-            HttpConnection[] remaining = _connections.Snapshot();
+            ServerConnection[] remaining = _connections.Snapshot();
 
             ServerLog.AbortingConnections(_logger, remaining.Length);
-            foreach (HttpConnection connection in remaining)
+            foreach (ServerConnection connection in remaining)
             {
                 connection.Abort();
             }
@@ -446,7 +450,7 @@ public class FalconetServer : IAsyncDisposable
                 continue;
             }
 
-            HttpConnection? connection = RegisterConnection(accepted);
+            ServerConnection? connection = RegisterConnection(accepted, _plainProtocols[listener]);
             if (connection is null)
             {
                 // Another accept loop took the last place; the connection has rented nothing yet.
@@ -460,13 +464,39 @@ public class FalconetServer : IAsyncDisposable
         }
     }
 
-    /// <summary>
-    /// Creates the HTTP connection of an accepted (or TLS-wrapped) transport connection and counts it as open; null when
-    /// <see cref="MaxConnections"/> are open already.
-    /// </summary>
-    private HttpConnection? RegisterConnection(TransportConnection transport)
+    /// <summary>A TLS connection whose handshake completed: HTTP/2 when ALPN chose h2, HTTP/1.1 otherwise.</summary>
+    private ServerConnection? RegisterTlsConnection(TransportConnection transport)
     {
-        var connection = new HttpConnection(transport, _settings!);
+        TlsConnectionInfo info = ((TlsConnection)transport).Info!;
+        if (info.ApplicationProtocol != System.Net.Security.SslApplicationProtocol.Http2)
+        {
+            return RegisterConnection(transport, HttpProtocols.Http1);
+        }
+
+        var http2 = new Http.Http2.Http2Connection(transport, _settings!);
+        if (!Http.Http2.Http2TlsRequirements.AreMet(info.Protocol, info.CipherSuite))
+        {
+            // RFC 9113 section 9.2: answered with GOAWAY INADEQUATE_SECURITY, not served.
+            http2.RefuseInadequateSecurity();
+        }
+
+        return Register(http2, transport);
+    }
+
+    /// <summary>
+    /// Creates the connection of an accepted plain transport connection for the endpoint's <paramref name="protocols"/> and
+    /// counts it as open; null when <see cref="MaxConnections"/> are open already.
+    /// </summary>
+    private ServerConnection? RegisterConnection(TransportConnection transport, HttpProtocols protocols)
+    {
+        ServerConnection connection = protocols == HttpProtocols.Http2
+            ? new Http.Http2.Http2Connection(transport, _settings!)
+            : new HttpConnection(transport, _settings!, http2PriorKnowledge: protocols == HttpProtocols.Http1AndHttp2);
+        return Register(connection, transport);
+    }
+
+    private ServerConnection? Register(ServerConnection connection, TransportConnection transport)
+    {
         if (!_connections.TryAdd(connection))
         {
             return null;
@@ -502,7 +532,7 @@ public class FalconetServer : IAsyncDisposable
         }
     }
 
-    private void OnConnectionClosed(HttpConnection connection)
+    private void OnConnectionClosed(ServerConnection connection)
     {
         long peak = connection.PeakBufferedOutput;
         long current = Interlocked.Read(ref _peakConnectionOutput);

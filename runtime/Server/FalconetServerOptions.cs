@@ -32,8 +32,18 @@ public sealed class FalconetServerOptions
     /// </summary>
     public ITransportFactory? TransportFactory { get; set; }
 
-    /// <summary>Request limits: line, header section, header count, body size and chunk extensions.</summary>
+    /// <summary>Request limits: line, header section, header count, body size and chunk extensions (HTTP/2 requests too).</summary>
     public HttpLimits Limits { get; set; } = new HttpLimits();
+
+    /// <summary>
+    /// The HTTP versions every endpoint serves unless it says otherwise (<see cref="HttpEndpoint"/>, <see cref="HttpsEndpoint.Protocols"/>):
+    /// by default <see cref="HttpProtocols.Http1AndHttp2"/>, HTTPS offering h2 and http/1.1 with ALPN, plain HTTP serving
+    /// HTTP/1.1 and a client that opens with the HTTP/2 preface (prior knowledge).
+    /// </summary>
+    public HttpProtocols Protocols { get; set; } = HttpProtocols.Http1AndHttp2;
+
+    /// <summary>HTTP/2 settings and bounds: streams, windows, frame and header block sizes, the flood limits (see docs/http-server.md, "HTTP/2").</summary>
+    public Http2Limits Http2 { get; set; } = new Http2Limits();
 
     /// <summary>
     /// The write-behind bound per connection (default 64 KiB): writes complete at once while buffered, unsent
@@ -144,6 +154,29 @@ public sealed class FalconetServerOptions
 
         ArgumentNullException.ThrowIfNull(Limits);
         ArgumentNullException.ThrowIfNull(TimeProvider);
+        ArgumentNullException.ThrowIfNull(Http2);
+        Http2.Validate();
+        ValidateProtocols(Protocols, nameof(Protocols));
+        foreach (IPEndPoint endpoint in Endpoints)
+        {
+            if (endpoint is HttpEndpoint http)
+            {
+                ValidateProtocols(http.Protocols, $"the Protocols of endpoint {http}");
+            }
+        }
+
+        foreach (HttpsEndpoint https in HttpsEndpoints)
+        {
+            HttpProtocols protocols = https.Protocols ?? Protocols;
+            ValidateProtocols(protocols, $"the Protocols of HTTPS endpoint {https.EndPoint}");
+            System.Security.Authentication.SslProtocols tls = https.Tls.EnabledProtocols;
+            if ((protocols & HttpProtocols.Http2) != 0 && tls != System.Security.Authentication.SslProtocols.None
+                && (tls & (System.Security.Authentication.SslProtocols.Tls12 | System.Security.Authentication.SslProtocols.Tls13)) == 0)
+            {
+                throw new InvalidOperationException(
+                    $"HTTPS endpoint {https.EndPoint} serves HTTP/2, which needs TLS 1.2 or later (RFC 9113 section 9.2), but its EnabledProtocols are {tls}.");
+            }
+        }
         ArgumentOutOfRangeException.ThrowIfLessThan(OutputBufferLimit, 1, nameof(OutputBufferLimit));
         ArgumentOutOfRangeException.ThrowIfNegative(MaxRequestBodyDrainSize, nameof(MaxRequestBodyDrainSize));
         if (MaxConnections is int maxConnections)
@@ -173,6 +206,15 @@ public sealed class FalconetServerOptions
         }
     }
 
+    /// <summary>A protocol set that names at least one protocol and nothing else.</summary>
+    private static void ValidateProtocols(HttpProtocols protocols, string what)
+    {
+        if (protocols == HttpProtocols.None || (protocols & ~HttpProtocols.Http1AndHttp2) != 0)
+        {
+            throw new InvalidOperationException($"{what} must be Http1, Http2 or Http1AndHttp2, not {protocols}.");
+        }
+    }
+
     /// <summary>A copy of everything the server reads, limits included, so that changing these options later has no effect on it.</summary>
     internal FalconetServerOptions Copy()
     {
@@ -181,6 +223,8 @@ public sealed class FalconetServerOptions
             Transport = Transport,
             TransportFactory = TransportFactory,
             Limits = CopyLimits(Limits),
+            Protocols = Protocols,
+            Http2 = Http2.Copy(),
             OutputBufferLimit = OutputBufferLimit,
             MaxRequestBodyDrainSize = MaxRequestBodyDrainSize,
             Scheduling = Scheduling,
@@ -206,7 +250,7 @@ public sealed class FalconetServerOptions
 
         foreach (HttpsEndpoint https in HttpsEndpoints)
         {
-            copy.HttpsEndpoints.Add(new HttpsEndpoint(https.EndPoint, https.Tls.Copy()));
+            copy.HttpsEndpoints.Add(new HttpsEndpoint(https.EndPoint, https.Tls.Copy()) { Protocols = https.Protocols });
         }
 
         return copy;

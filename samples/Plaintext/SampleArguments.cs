@@ -9,7 +9,7 @@ namespace Falconet.Samples.Plaintext;
 
 /// <summary>
 /// The sample's command line: --port N (default 8080), --transport sockets|libuv, --scheduling threadpool|iothreads,
-/// --libuv-distribution reuseport|handoff, --max-connections N, --stats,
+/// --libuv-distribution reuseport|handoff, --max-connections N, --stats, --protocols http1|http2|http1and2,
 /// and HTTPS with --https-port N plus either --https-cert FILE --https-key FILE (PEM) or --https-pfx FILE [--https-password P];
 /// an option left out takes the server's default.
 /// </summary>
@@ -37,6 +37,9 @@ internal sealed class SampleArguments
     public string? HttpsPassword { get; private set; }
 
     public int? MaxConnections { get; private set; }
+
+    /// <summary>--protocols http1|http2|http1and2: what every endpoint serves (default both).</summary>
+    public HttpProtocols Protocols { get; private set; } = HttpProtocols.Http1AndHttp2;
 
     public static bool TryParse(string[] args, [NotNullWhen(true)] out SampleArguments? parsed, [NotNullWhen(false)] out string? error)
     {
@@ -145,6 +148,24 @@ internal sealed class SampleArguments
                     }
 
                     result.MaxConnections = max;
+                    break;
+                case "--protocols":
+                    switch (i + 1 < args.Length ? args[++i] : null)
+                    {
+                        case "http1":
+                            result.Protocols = HttpProtocols.Http1;
+                            break;
+                        case "http2":
+                            result.Protocols = HttpProtocols.Http2;
+                            break;
+                        case "http1and2":
+                            result.Protocols = HttpProtocols.Http1AndHttp2;
+                            break;
+                        default:
+                            error = "--protocols needs http1, http2 or http1and2.";
+                            return false;
+                    }
+
                     break;
                 case "-h" or "--help":
                     error = "Falconet TechEmpower sample.";

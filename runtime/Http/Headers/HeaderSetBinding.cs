@@ -1,6 +1,9 @@
+using System;
 using System.Buffers;
 using Falconet.Buffers;
 using Falconet.Http.Http1;
+using Falconet.Http.Http2;
+using Falconet.Http.Http2.HPack;
 
 namespace Falconet.Http;
 
@@ -24,7 +27,17 @@ internal abstract class HeaderSetBinding
 
     public abstract HttpResponse CreateResponse(Http1OutputBuffer output, SlabMemoryPool pool);
 
-    public abstract HttpContext CreateContext(HttpConnection connection, HttpRequest request, HttpResponse response);
+    /// <summary>The response of an HTTP/2 stream.</summary>
+    public abstract HttpResponse CreateResponse(Http2Stream stream, SlabMemoryPool pool);
+
+    public abstract HttpContext CreateContext(IHttpContextOwner owner, HttpRequest request, HttpResponse response);
+
+    /// <summary>
+    /// Decodes an HTTP/2 header block with the decoder compiled for the set (a virtual call per block; inside, the set's
+    /// matcher is a direct call): the request's pseudo-headers into <paramref name="head"/>, its fields into its headers.
+    /// <paramref name="request"/> null: trailers, checked and dropped.
+    /// </summary>
+    public abstract HPackDecodeResult DecodeHttp2Request(HPackDecoder decoder, ReadOnlySpan<byte> block, Http2RequestHead head, HttpRequest? request, int maxFields);
 
     /// <summary>
     /// The parser's request line into <paramref name="request"/>; <paramref name="emptyLinesBefore"/> counts the
@@ -51,6 +64,12 @@ internal abstract class HeaderSetBinding<THeaderSet> : HeaderSetBinding
         var handler = new Http1ParsingHandler<THeaderSet>(request, request.Headers);
         return Http1Parser.TryParseHeaders(ref handler, ref reader, limits, ref state);
     }
+
+    public sealed override HPackDecodeResult DecodeHttp2Request(HPackDecoder decoder, ReadOnlySpan<byte> block, Http2RequestHead head, HttpRequest? request, int maxFields)
+    {
+        var handler = new Http2RequestHeadersHandler<THeaderSet>(head, request, maxFields);
+        return decoder.Decode(block, ref handler);
+    }
 }
 
 /// <summary>The default schema's objects: what today's non-generic API hands the application.</summary>
@@ -62,7 +81,9 @@ internal sealed class BuiltInHeaderSetBinding : HeaderSetBinding<BuiltInHeaderSe
 
     public override HttpResponse CreateResponse(Http1OutputBuffer output, SlabMemoryPool pool) => new(new ResponseHeaders(), output, pool);
 
-    public override HttpContext CreateContext(HttpConnection connection, HttpRequest request, HttpResponse response) => new(connection, request, response);
+    public override HttpResponse CreateResponse(Http2Stream stream, SlabMemoryPool pool) => new(new ResponseHeaders(), stream, pool);
+
+    public override HttpContext CreateContext(IHttpContextOwner owner, HttpRequest request, HttpResponse response) => new(owner, request, response);
 }
 
 /// <summary>An app's own header set: the typed <see cref="HttpContext{THeaderSet}"/> and its collections.</summary>
@@ -79,6 +100,9 @@ internal sealed class AppHeaderSetBinding<THeaderSet> : HeaderSetBinding<THeader
     public override HttpResponse CreateResponse(Http1OutputBuffer output, SlabMemoryPool pool)
         => new HttpResponse<THeaderSet>(new ResponseHeaders<THeaderSet>(), output, pool);
 
-    public override HttpContext CreateContext(HttpConnection connection, HttpRequest request, HttpResponse response)
-        => new HttpContext<THeaderSet>(connection, (HttpRequest<THeaderSet>)request, (HttpResponse<THeaderSet>)response);
+    public override HttpResponse CreateResponse(Http2Stream stream, SlabMemoryPool pool)
+        => new HttpResponse<THeaderSet>(new ResponseHeaders<THeaderSet>(), stream, pool);
+
+    public override HttpContext CreateContext(IHttpContextOwner owner, HttpRequest request, HttpResponse response)
+        => new HttpContext<THeaderSet>(owner, (HttpRequest<THeaderSet>)request, (HttpResponse<THeaderSet>)response);
 }

@@ -27,4 +27,11 @@ public sealed class HttpsEndpoint
 
     /// <summary>The TLS settings of the endpoint's connections.</summary>
     public TlsServerOptions Tls { get; }
+
+    /// <summary>
+    /// The HTTP versions this endpoint offers with ALPN (h2 preferred to http/1.1); null (the default) takes
+    /// <see cref="FalconetServerOptions.Protocols"/>. <see cref="HttpProtocols.Http2"/> alone refuses a client that offers
+    /// only http/1.1, and closes a connection whose client offered no ALPN protocol at all.
+    /// </summary>
+    public HttpProtocols? Protocols { get; init; }
 }

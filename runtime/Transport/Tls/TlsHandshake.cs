@@ -106,14 +106,20 @@ internal sealed class TlsHandshake : IThreadPoolWorkItem
             TimeSpan elapsed = _owner.Clock.GetElapsedTime(_started);
             ServerMetrics.RecordTlsHandshake(elapsed.TotalSeconds, VersionTag(_connection.Info!.Protocol));
             TlsLog.HandshakeCompleted(_owner.Logger, _connection.RemoteEndPoint, _connection.Info.Protocol, elapsed.TotalMilliseconds);
-            if (_owner.TryHandOff(this, _connection, out HttpConnection? http))
+            if (!_settings.Accepts(_connection.Info.ApplicationProtocol))
+            {
+                reason = "no_application_protocol";
+            }
+            else if (_owner.TryHandOff(this, _connection, out ServerConnection? http))
             {
                 // Already where the transport runs the connection's code: HTTP starts here.
                 _ = http.RunAsync();
                 return;
             }
-
-            reason = IsTimedOut ? "timeout" : _owner.IsStopping ? "server_stopping" : ServerMetrics.ConnectionLimitReason;
+            else
+            {
+                reason = IsTimedOut ? "timeout" : _owner.IsStopping ? "server_stopping" : ServerMetrics.ConnectionLimitReason;
+            }
         }
         else
         {

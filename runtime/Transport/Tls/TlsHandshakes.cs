@@ -19,7 +19,7 @@ internal sealed class TlsHandshakes
 {
     private readonly HashSet<TlsHandshake> _running = new();
     private readonly Lock _gate = new();
-    private readonly Func<TransportConnection, HttpConnection?> _startConnection;
+    private readonly Func<TransportConnection, ServerConnection?> _startConnection;
     private TaskCompletionSource? _allEnded;
     private volatile bool _stopping;
 
@@ -27,7 +27,7 @@ internal sealed class TlsHandshakes
     /// <paramref name="startConnection"/> registers an HTTP connection with the server (under this object's lock); null when
     /// the server's connection limit is reached.
     /// </summary>
-    public TlsHandshakes(Func<TransportConnection, HttpConnection?> startConnection, TimeProvider clock, ILogger logger)
+    public TlsHandshakes(Func<TransportConnection, ServerConnection?> startConnection, TimeProvider clock, ILogger logger)
     {
         _startConnection = startConnection;
         Clock = clock;
@@ -89,7 +89,7 @@ internal sealed class TlsHandshakes
     /// handshake leaves this set, so a stopping server sees it in one or the other. False when the server stops, the
     /// deadline passed first, or the server's connection limit was reached meanwhile.
     /// </summary>
-    public bool TryHandOff(TlsHandshake handshake, TlsConnection connection, [NotNullWhen(true)] out HttpConnection? http)
+    public bool TryHandOff(TlsHandshake handshake, TlsConnection connection, [NotNullWhen(true)] out ServerConnection? http)
     {
         lock (_gate)
         {

@@ -17,16 +17,29 @@ namespace Falconet.Transport.Tls;
 internal sealed class TlsServerSettings
 {
     private static readonly System.Collections.Generic.List<SslApplicationProtocol> s_http11 = [SslApplicationProtocol.Http11];
+    private static readonly System.Collections.Generic.List<SslApplicationProtocol> s_http2 = [SslApplicationProtocol.Http2];
+
+    // RFC 9113 section 3.2 and RFC 7301: the server picks the first of its list the client offers, so h2 goes first.
+    private static readonly System.Collections.Generic.List<SslApplicationProtocol> s_http2AndHttp11 = [SslApplicationProtocol.Http2, SslApplicationProtocol.Http11];
 
     private readonly TlsServerOptions _options;
     private readonly SslServerAuthenticationOptions? _fixed;
     private readonly ConcurrentDictionary<X509Certificate2, SslServerAuthenticationOptions>? _selected;
     private readonly RemoteCertificateValidationCallback? _validateClient;
 
-    public TlsServerSettings(TlsServerOptions options, TimeProvider clock)
+    private readonly System.Collections.Generic.List<SslApplicationProtocol> _applicationProtocols;
+
+    public TlsServerSettings(TlsServerOptions options, TimeProvider clock, HttpProtocols protocols = HttpProtocols.Http1)
     {
         options.Validate();
         _options = options;
+        Protocols = protocols;
+        _applicationProtocols = protocols switch
+        {
+            HttpProtocols.Http2 => s_http2,
+            HttpProtocols.Http1AndHttp2 => s_http2AndHttp11,
+            _ => s_http11,
+        };
         HandshakeTimeout = (long)(options.HandshakeTimeout.TotalSeconds * clock.TimestampFrequency);
         if (options.ClientCertificateMode != ClientCertificateMode.NoCertificate)
         {
@@ -42,6 +55,16 @@ internal sealed class TlsServerSettings
             _selected = new ConcurrentDictionary<X509Certificate2, SslServerAuthenticationOptions>(System.Collections.Generic.ReferenceEqualityComparer.Instance);
         }
     }
+
+    /// <summary>The HTTP versions the endpoint serves (and offers with ALPN).</summary>
+    public HttpProtocols Protocols { get; }
+
+    /// <summary>
+    /// False when the endpoint serves HTTP/2 only and the handshake did not negotiate h2 (the client offered no ALPN
+    /// protocol): RFC 9113 section 3.3 allows HTTP/2 over TLS only through ALPN.
+    /// </summary>
+    public bool Accepts(SslApplicationProtocol negotiated)
+        => Protocols != HttpProtocols.Http2 || negotiated == SslApplicationProtocol.Http2;
 
     /// <summary>The handshake timeout in timestamp ticks of the server's clock.</summary>
     public long HandshakeTimeout { get; }
@@ -77,12 +100,13 @@ internal sealed class TlsServerSettings
         // Built once: no chain building per handshake.
         ServerCertificateContext = SslStreamCertificateContext.Create(certificate, additionalCertificates: null, offline: true),
         EnabledSslProtocols = _options.EnabledProtocols,
-        ApplicationProtocols = s_http11,
+        ApplicationProtocols = _applicationProtocols,
         ClientCertificateRequired = _options.ClientCertificateMode != ClientCertificateMode.NoCertificate,
         RemoteCertificateValidationCallback = _validateClient,
         CertificateRevocationCheckMode = X509RevocationMode.NoCheck,
 
-        // Client-initiated renegotiation is a known denial-of-service lever, and HTTP/1.1 over TLS never needs it.
+        // Client-initiated renegotiation is a known denial-of-service lever, HTTP/1.1 over TLS never needs it, and HTTP/2
+        // forbids it (RFC 9113 section 9.2.1).
         AllowRenegotiation = false,
     };
 

@@ -1,3 +1,4 @@
+using System.Threading;
 using System.Threading.Tasks;
 
 namespace Falconet.Http.Http1;
@@ -15,8 +16,14 @@ internal sealed partial class HttpConnection
     /// deadline before it reads the shutdown signal: the server cancels that signal before calling this, so one side
     /// always sees the other.
     /// </remarks>
-    public void CloseIfIdle()
+    public override void CloseIfIdle()
     {
+        if (Volatile.Read(ref _http2) is { } http2)
+        {
+            http2.CloseIfIdle();
+            return;
+        }
+
         if ((_waitingForRequest || _lingering) && _deadline.TryExpireNow())
         {
             StopReceiving();
@@ -28,8 +35,14 @@ internal sealed partial class HttpConnection
     /// stops the receive of a request body that arrives below its minimum rate (the body read then fails with 408);
     /// resets a connection whose client reads the response below its minimum rate (it cannot be told otherwise).
     /// </summary>
-    public void OnHeartbeat(long now)
+    public override void OnHeartbeat(long now)
     {
+        if (Volatile.Read(ref _http2) is { } http2)
+        {
+            http2.OnHeartbeat(now);
+            return;
+        }
+
         if (_deadline.TryExpireIfPassed(now))
         {
             StopReceiving();

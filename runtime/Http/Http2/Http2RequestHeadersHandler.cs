@@ -1,0 +1,133 @@
+using System;
+using Falconet.Http.Http2.HPack;
+
+namespace Falconet.Http.Http2;
+
+/// <summary>
+/// The struct the HPACK decoder is compiled for, per header set: pseudo-headers go to <see cref="Http2RequestHead"/>, regular
+/// fields into the stream's <see cref="RequestHeaders"/> through the set's slots (the generated matcher, called once per
+/// literal name or dynamic table entry), with RFC 9113 section 8.2's rules for what a request may not carry. Trailers are
+/// checked and dropped, as HTTP/1.1 drops a chunked body's trailers.
+/// </summary>
+/// <typeparam name="THeaderSet">The server's header set: a struct, so its matcher is a direct call.</typeparam>
+internal struct Http2RequestHeadersHandler<THeaderSet> : IHPackHeaderHandler
+    where THeaderSet : struct, IHeaderSet
+{
+    private static readonly int s_host = RequestHeaders.Table.IndexOf("Host");
+    private static readonly int s_connection = RequestHeaders.Table.IndexOf("Connection");
+    private static readonly int s_keepAlive = RequestHeaders.Table.IndexOf("Keep-Alive");
+    private static readonly int s_transferEncoding = RequestHeaders.Table.IndexOf("Transfer-Encoding");
+    private static readonly int s_upgrade = RequestHeaders.Table.IndexOf("Upgrade");
+    private static readonly int s_te = RequestHeaders.Table.IndexOf("TE");
+
+    private readonly Http2RequestHead _head;
+    private readonly HttpRequest? _request;
+    private readonly int _maxFields;
+
+    /// <summary>A request's header block into <paramref name="request"/>, or trailers (null: checked, not kept).</summary>
+    public Http2RequestHeadersHandler(Http2RequestHead head, HttpRequest? request, int maxFields)
+    {
+        _head = head;
+        _request = request;
+        _maxFields = maxFields;
+    }
+
+    public readonly int ResolveSlot(ReadOnlySpan<byte> name) => THeaderSet.IndexOfRequestHeader(name);
+
+    public readonly void OnPseudoHeader(PseudoHeader header, ReadOnlySpan<byte> value)
+    {
+        if (_request is null)
+        {
+            // Section 8.1: trailers carry no pseudo-header.
+            _head.SetMalformed("a pseudo-header in trailers");
+            return;
+        }
+
+        if (!_head.TryTakePseudo(header))
+        {
+            return;
+        }
+
+        switch (header)
+        {
+            case PseudoHeader.Method:
+                _head.SetMethod(value);
+                break;
+            case PseudoHeader.Path:
+                if (value.IsEmpty)
+                {
+                    _head.SetMalformed("an empty :path");
+                    return;
+                }
+
+                _head.SetPath(value);
+                break;
+            case PseudoHeader.Scheme:
+                if (value.IsEmpty)
+                {
+                    _head.SetMalformed("an empty :scheme");
+                }
+
+                break;
+            case PseudoHeader.Authority:
+                // Section 8.3.1: the authority stands in for Host; an authority with userinfo is malformed.
+                if (!UriAuthority.IsHostAndPort(value, requirePort: false))
+                {
+                    _head.SetMalformed("an invalid :authority");
+                    return;
+                }
+
+                _request.Headers.TryAppendMatched(s_host, "host"u8, value);
+                break;
+        }
+    }
+
+    public readonly void OnHeader(int slot, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
+    {
+        _head.CountField(_maxFields);
+        if (slot >= 0 && slot < HeaderTable.ContentLengthIndex)
+        {
+            if (slot == s_connection || slot == s_keepAlive || slot == s_transferEncoding || slot == s_upgrade)
+            {
+                // Section 8.2.2: connection-specific fields make a message malformed.
+                _head.SetMalformed("a connection-specific header field");
+                return;
+            }
+
+            if (slot == s_te && !value.SequenceEqual("trailers"u8))
+            {
+                _head.SetMalformed("TE other than \"trailers\"");
+                return;
+            }
+        }
+        else if (slot < 0 && name.SequenceEqual("proxy-connection"u8))
+        {
+            _head.SetMalformed("a connection-specific header field");
+            return;
+        }
+
+        if (_request is null)
+        {
+            return;
+        }
+
+        RequestHeaders headers = _request.Headers;
+        if (slot == s_host && _head.HasAuthority)
+        {
+            // Section 8.3.1: a Host that names another authority than :authority is malformed; the same one is redundant.
+            string host = headers.Host.ToString();
+            if (host.Length != value.Length || !Falconet.Text.Latin1.Equals(value, host))
+            {
+                _head.SetMalformed("a Host that differs from :authority");
+            }
+
+            return;
+        }
+
+        if (!headers.TryAppendMatched(slot, name, value))
+        {
+            // An invalid or conflicting Content-Length.
+            _head.SetMalformed("an invalid content-length");
+        }
+    }
+}
