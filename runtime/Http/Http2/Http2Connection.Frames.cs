@@ -78,16 +78,16 @@ internal sealed partial class Http2Connection
             CountEmptyFrame();
         }
 
-        // Section 6.9: the whole frame, padding included, counts toward the connection window, whatever the stream.
-        if (header.Length > _receiveWindow)
-        {
-            Http2ConnectionException.Throw(Http2ErrorReason.FlowControlViolated, "DATA past the connection's receive window.");
-        }
-
-        _receiveWindow -= header.Length;
         Http2ErrorReason? streamError = null;
         lock (Output.Gate)
         {
+            // Section 6.9: the whole frame, padding included, counts toward the connection window, whatever the stream.
+            if (header.Length > _receiveWindow)
+            {
+                Http2ConnectionException.Throw(Http2ErrorReason.FlowControlViolated, "DATA past the connection's receive window.");
+            }
+
+            _receiveWindow -= header.Length;
             if (_streams.TryGetValue(streamId, out Http2Stream? stream))
             {
                 if (stream.State is Http2StreamState.HalfClosedRemote)

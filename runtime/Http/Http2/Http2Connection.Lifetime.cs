@@ -95,10 +95,11 @@ internal sealed partial class Http2Connection
     {
         if (_goAwaySent || _peerGoingAway)
         {
-            // The last stream of a connection going away: wake the loop, which closes.
+            // The last stream of a connection going away: wake the loop, which sends what is left and closes. Not from here:
+            // the caller holds the lock and has frames to flush, and on a libuv loop thread the loop would resume inline.
             if (!_connectionEnded)
             {
-                StopReceiving();
+                ThreadPool.UnsafeQueueUserWorkItem(static connection => connection.StopReceiving(), this, preferLocal: false);
             }
 
             return;
@@ -128,6 +129,8 @@ internal sealed partial class Http2Connection
     /// <summary>The receive returned 0: the peer closed, or the heartbeat or a stopping server stopped it.</summary>
     private async ValueTask OnReceiveEndedAsync()
     {
+        // Frames a stream wrote just before the loop was woken go out before the connection closes.
+        Output.SendNow();
         if (!_receiveStopped)
         {
             // The client closed its side: nothing more to say to it.
@@ -364,12 +367,9 @@ internal sealed partial class Http2Connection
 
         ReportCloseIfIdle(idle);
         SendGoAway(Http2ErrorCode.NoError);
-        lock (Output.Gate)
+        if (Volatile.Read(ref _activeStreams) == 0)
         {
-            if (_activeStreams == 0)
-            {
-                StopReceiving();
-            }
+            StopReceiving();
         }
     }
 

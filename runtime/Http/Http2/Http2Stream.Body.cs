@@ -150,6 +150,10 @@ internal sealed partial class Http2Stream
                     {
                         await waiting.ConfigureAwait(false);
                     }
+                    catch (Exception) when (!cancellationToken.IsCancellationRequested)
+                    {
+                        // Reset, or the connection ended: the read below says so as HTTP/1.1 would (UnexpectedEndOfBody).
+                    }
                     finally
                     {
                         _rates.BodyWaitEnded((int)Math.Min(int.MaxValue, Volatile.Read(ref _receivedTotal) - before));

@@ -149,6 +149,8 @@ internal sealed partial class Http2Stream
     /// </summary>
     public ValueTask WaitToSendAsync()
     {
+        // What this stream wrote so far must be on its way: the room it waits for comes from the client reading it.
+        _output.Flush();
         lock (_output.Gate)
         {
             if (IsReset || _output.IsClosed)
