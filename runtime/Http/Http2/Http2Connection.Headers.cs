@@ -232,7 +232,17 @@ internal sealed partial class Http2Connection
         headers.Clear();
         _head.Reset();
         HPackDecodeResult result = _settings.HeaderSet.DecodeHttp2Request(_decoder, block, _head, request, _settings.Limits.MaxRequestHeaderCount);
-        CheckDecoded(result);
+        if (result.IsCompressionError())
+        {
+            // The connection ends: the stream, opened for nothing, goes back before the GOAWAY.
+            lock (Output.Gate)
+            {
+                stream.DiscardUnstartedLocked();
+            }
+
+            CheckDecoded(result);
+        }
+
         if (selfDependent)
         {
             RejectStream(stream, Http2ErrorReason.SelfDependency);

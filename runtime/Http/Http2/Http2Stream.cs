@@ -435,6 +435,7 @@ internal sealed partial class Http2Stream : IHttpContextOwner
     public void ConnectionEndedLocked(Exception reason)
     {
         Abandon(reason);
+        DiscardReceivedLocked();
         if (State != Http2StreamState.Closed)
         {
             _resetCode = Http2ErrorCode.Cancel;
@@ -450,6 +451,14 @@ internal sealed partial class Http2Stream : IHttpContextOwner
     {
         _appRunning = false;
         ResetFromServerLocked(code);
+    }
+
+    /// <summary>A stream opened for a header block that did not decode (the connection ends): closed and freed, nothing sent.</summary>
+    public void DiscardUnstartedLocked()
+    {
+        _appRunning = false;
+        _resetCode = Http2ErrorCode.Cancel;
+        CloseLocked(Http2StreamClosure.ResetByServer);
     }
 
     /// <summary>Sends the connection's buffered frames (or leaves them to the read loop's batch on its thread).</summary>
