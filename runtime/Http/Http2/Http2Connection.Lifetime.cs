@@ -12,9 +12,9 @@ namespace Falconet.Http.Http2;
 // rate checks, GOAWAY on stop or error, and how errors are reported.
 internal sealed partial class Http2Connection
 {
-    private readonly Http2FrameBudget _resetBudget;
-    private readonly Http2FrameBudget _controlBudget;
-    private readonly Http2FrameBudget _emptyBudget;
+    private Http2FrameBudget _resetBudget;
+    private Http2FrameBudget _controlBudget;
+    private Http2FrameBudget _emptyBudget;
     private volatile bool _goAwaySent;
     private bool _peerGoingAway;
     private volatile bool _settingsAcknowledged;

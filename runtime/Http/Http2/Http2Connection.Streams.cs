@@ -46,7 +46,7 @@ internal sealed partial class Http2Connection
         _requestCount++;
         stream.Open(streamId, _requestCount, ReceiveWindowOfNewStream, _peerInitialWindow);
         _streams.Add(streamId, stream);
-        _deadline.TrySet(ConnectionDeadline.None);
+        OnBusyLocked();
         return stream;
     }
 

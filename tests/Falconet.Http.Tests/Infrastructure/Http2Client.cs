@@ -60,7 +60,10 @@ internal sealed class Http2Client : IDisposable
     public static Http2Client Connect(TestServer server) => Connect(server.EndPoint, server.IsHttps);
 
     /// <summary>The preface, an empty SETTINGS frame and a connection WINDOW_UPDATE that opens the window wide; then reads the server's SETTINGS.</summary>
-    public async Task StartAsync(bool openWindow = true, params (int Id, uint Value)[] settings)
+    public Task StartAsync(bool openWindow = true, params (int Id, uint Value)[] settings) => StartAsync(openWindow, acknowledge: true, settings);
+
+    /// <summary>As <see cref="StartAsync(bool, (int, uint)[])"/>; <paramref name="acknowledge"/> false leaves the server's SETTINGS unacknowledged.</summary>
+    public async Task StartAsync(bool openWindow, bool acknowledge, params (int Id, uint Value)[] settings)
     {
         await SendAsync(Encoding.ASCII.GetBytes("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"));
         await WriteSettingsAsync(settings);
@@ -80,7 +83,10 @@ internal sealed class Http2Client : IDisposable
             ServerSettings[BinaryPrimitives.ReadUInt16BigEndian(first.Payload.AsSpan(i))] = BinaryPrimitives.ReadUInt32BigEndian(first.Payload.AsSpan(i + 2));
         }
 
-        await WriteFrameAsync(Http2FrameType.Settings, Http2FrameFlags.Ack, 0, []);
+        if (acknowledge)
+        {
+            await WriteFrameAsync(Http2FrameType.Settings, Http2FrameFlags.Ack, 0, []);
+        }
     }
 
     public async Task SendAsync(ReadOnlyMemory<byte> bytes)
@@ -89,6 +95,22 @@ internal sealed class Http2Client : IDisposable
         await _stream.WriteAsync(bytes, timeout.Token);
         await _stream.FlushAsync(timeout.Token);
     }
+
+    /// <summary>
+    /// Sends <paramref name="bytes"/> while the caller reads: a flood the server answers frame by frame would otherwise fill
+    /// both directions (the server stops reading once its answers reach its output bound). A failed send (the server closed)
+    /// is the caller's expected outcome, not an error.
+    /// </summary>
+    public Task SendInBackground(byte[] bytes) => Task.Run(async () =>
+    {
+        try
+        {
+            await SendAsync(bytes);
+        }
+        catch (Exception exception) when (exception is IOException or SocketException or OperationCanceledException or ObjectDisposedException)
+        {
+        }
+    });
 
     public Task WriteFrameAsync(Http2FrameType type, Http2FrameFlags flags, int streamId, ReadOnlySpan<byte> payload)
         => SendAsync(FrameBytes(type, flags, streamId, payload));
