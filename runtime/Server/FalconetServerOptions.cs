@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Net;
+using System.Net.Security;
 using System.Threading;
 using Falconet.Http;
 using Falconet.Transport;
@@ -32,7 +33,7 @@ public sealed class FalconetServerOptions
     /// </summary>
     public ITransportFactory? TransportFactory { get; set; }
 
-    /// <summary>Request limits: line, header section, header count, body size and chunk extensions (HTTP/2 requests too).</summary>
+    /// <summary>Request limits: line, header section, header count, body size and chunk extensions.</summary>
     public HttpLimits Limits { get; set; } = new HttpLimits();
 
     /// <summary>
@@ -157,26 +158,52 @@ public sealed class FalconetServerOptions
         ArgumentNullException.ThrowIfNull(Http2);
         Http2.Validate();
         ValidateProtocols(Protocols, nameof(Protocols));
-        foreach (IPEndPoint endpoint in Endpoints)
+        for (int i = 0; i < Endpoints.Count; i++)
         {
-            if (endpoint is HttpEndpoint http)
+            if (Endpoints[i] is HttpEndpoint http)
             {
-                ValidateProtocols(http.Protocols, $"the Protocols of endpoint {http}");
+                ValidateProtocols(http.Protocols, $"Endpoints[{i}].Protocols");
             }
         }
 
-        foreach (HttpsEndpoint https in HttpsEndpoints)
+        for (int i = 0; i < HttpsEndpoints.Count; i++)
         {
+            HttpsEndpoint https = HttpsEndpoints[i];
             HttpProtocols protocols = https.Protocols ?? Protocols;
-            ValidateProtocols(protocols, $"the Protocols of HTTPS endpoint {https.EndPoint}");
+            ValidateProtocols(protocols, $"HttpsEndpoints[{i}].Protocols");
+            IList<SslApplicationProtocol> offered = https.Tls.ApplicationProtocols ?? [];
+            foreach (SslApplicationProtocol protocol in offered)
+            {
+                if (!FalconetServer.Serves(protocol))
+                {
+                    throw new InvalidOperationException(
+                        $"HttpsEndpoints[{i}].Tls.ApplicationProtocols offers '{protocol}', which the server does not serve (it serves h2 and http/1.1).");
+                }
+            }
+
+            if (protocols == HttpProtocols.Http2 && !offered.Contains(SslApplicationProtocol.Http2))
+            {
+                // RFC 9113 section 3.2: over TLS, HTTP/2 is chosen with ALPN only.
+                throw new InvalidOperationException(
+                    $"HttpsEndpoints[{i}] serves HTTP/2 only, which a TLS client can reach only through ALPN h2, but its Tls.ApplicationProtocols do not offer h2.");
+            }
+
+            if (offered.Count != 0 && ServedOver(offered, protocols).Count == 0)
+            {
+                throw new InvalidOperationException(
+                    $"HttpsEndpoints[{i}].Tls.ApplicationProtocols offer none of the protocols the endpoint serves ({protocols}).");
+            }
+
             System.Security.Authentication.SslProtocols tls = https.Tls.EnabledProtocols;
-            if ((protocols & HttpProtocols.Http2) != 0 && tls != System.Security.Authentication.SslProtocols.None
+            if ((protocols & HttpProtocols.Http2) != 0 && offered.Contains(SslApplicationProtocol.Http2)
+                && tls != System.Security.Authentication.SslProtocols.None
                 && (tls & (System.Security.Authentication.SslProtocols.Tls12 | System.Security.Authentication.SslProtocols.Tls13)) == 0)
             {
                 throw new InvalidOperationException(
-                    $"HTTPS endpoint {https.EndPoint} serves HTTP/2, which needs TLS 1.2 or later (RFC 9113 section 9.2), but its EnabledProtocols are {tls}.");
+                    $"HttpsEndpoints[{i}] serves HTTP/2, which needs TLS 1.2 or later (RFC 9113 section 9.2), but its Tls.EnabledProtocols are {tls}.");
             }
         }
+
         ArgumentOutOfRangeException.ThrowIfLessThan(OutputBufferLimit, 1, nameof(OutputBufferLimit));
         ArgumentOutOfRangeException.ThrowIfNegative(MaxRequestBodyDrainSize, nameof(MaxRequestBodyDrainSize));
         if (MaxConnections is int maxConnections)
@@ -213,6 +240,22 @@ public sealed class FalconetServerOptions
         {
             throw new InvalidOperationException($"{what} must be Http1, Http2 or Http1AndHttp2, not {protocols}.");
         }
+    }
+
+    /// <summary>The ALPN protocols of <paramref name="offered"/> that an endpoint serving <paramref name="protocols"/> runs, in their order.</summary>
+    internal static List<SslApplicationProtocol> ServedOver(IList<SslApplicationProtocol> offered, HttpProtocols protocols)
+    {
+        var served = new List<SslApplicationProtocol>(offered.Count);
+        foreach (SslApplicationProtocol protocol in offered)
+        {
+            if ((protocol == SslApplicationProtocol.Http2 && (protocols & HttpProtocols.Http2) != 0)
+                || (protocol == SslApplicationProtocol.Http11 && (protocols & HttpProtocols.Http1) != 0))
+            {
+                served.Add(protocol);
+            }
+        }
+
+        return served;
     }
 
     /// <summary>A copy of everything the server reads, limits included, so that changing these options later has no effect on it.</summary>

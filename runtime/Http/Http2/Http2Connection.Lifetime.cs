@@ -3,7 +3,7 @@ using System.Buffers.Binary;
 using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
-using Falconet.Server;
+using Falconet.Diagnostics;
 using Falconet.Transport;
 
 namespace Falconet.Http.Http2;

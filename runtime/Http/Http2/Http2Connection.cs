@@ -5,7 +5,7 @@ using System.IO;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Buffers;
-using Falconet.Server;
+using Falconet.Diagnostics;
 using Falconet.Transport;
 
 namespace Falconet.Http.Http2;
@@ -39,7 +39,7 @@ internal sealed partial class Http2Connection : ServerConnection
     private readonly DataRateMonitor _rates;
     private readonly ConnectionDeadline _deadline = new();
     private readonly ServerConnection _owner;
-    private ServerMetrics.ConnectionMeasurement _metrics;
+    private ConnectionMeasurement _metrics;
     private bool _prefaceReceived;
     private bool _settingsReceived;
     private volatile bool _receiveStopped;
@@ -62,7 +62,7 @@ internal sealed partial class Http2Connection : ServerConnection
         _limits = settings.Http2;
         _owner = owner ?? this;
         _input = new BlockChain(transport.Pool);
-        _rates = new DataRateMonitor(settings.TimeProvider, minRequestBodyRate: null, settings.MinResponseDataRate);
+        _rates = new DataRateMonitor(settings.TimeProvider, minRequestBodyRate: default, settings.MinResponseDataRate);
         Output = new Http2Output(transport, settings.OutputBufferLimit, _rates);
         long now = settings.TimeProvider.GetTimestamp();
         long frequency = settings.TimeProvider.TimestampFrequency;

@@ -5,7 +5,7 @@ using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Buffers;
-using Falconet.Server;
+using Falconet.Diagnostics;
 using Falconet.Transport;
 
 namespace Falconet.Http.Http2;
@@ -30,7 +30,7 @@ internal sealed partial class Http2Stream : IHttpContextOwner
     private readonly IoThreadReturn _ioThread;
     private readonly DataRateMonitor _rates;
     private RequestAbortSignal _abort = new();
-    private ServerMetrics.ConnectionMeasurement _metrics;
+    private ConnectionMeasurement _metrics;
     private bool _appRunning;
 
     public Http2Stream(Http2Connection connection, HttpConnectionSettings settings)

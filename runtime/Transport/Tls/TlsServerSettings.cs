@@ -1,12 +1,11 @@
 using System;
 using System.Collections.Concurrent;
+using System.Collections.Generic;
 using System.Net.Security;
 using System.Security.Authentication;
 using System.Security.Cryptography.X509Certificates;
-using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Server;
-using Falconet.Transport.Tls;
 
 namespace Falconet.Transport.Tls;
 
@@ -16,30 +15,17 @@ namespace Falconet.Transport.Tls;
 /// </summary>
 internal sealed class TlsServerSettings
 {
-    private static readonly System.Collections.Generic.List<SslApplicationProtocol> s_http11 = [SslApplicationProtocol.Http11];
-    private static readonly System.Collections.Generic.List<SslApplicationProtocol> s_http2 = [SslApplicationProtocol.Http2];
-
-    // RFC 9113 section 3.2 and RFC 7301: the server picks the first of its list the client offers, so h2 goes first.
-    private static readonly System.Collections.Generic.List<SslApplicationProtocol> s_http2AndHttp11 = [SslApplicationProtocol.Http2, SslApplicationProtocol.Http11];
-
     private readonly TlsServerOptions _options;
     private readonly SslServerAuthenticationOptions? _fixed;
     private readonly ConcurrentDictionary<X509Certificate2, SslServerAuthenticationOptions>? _selected;
     private readonly RemoteCertificateValidationCallback? _validateClient;
+    private readonly List<SslApplicationProtocol>? _applicationProtocols;
 
-    private readonly System.Collections.Generic.List<SslApplicationProtocol> _applicationProtocols;
-
-    public TlsServerSettings(TlsServerOptions options, TimeProvider clock, HttpProtocols protocols = HttpProtocols.Http1)
+    public TlsServerSettings(TlsServerOptions options, TimeProvider clock)
     {
         options.Validate();
         _options = options;
-        Protocols = protocols;
-        _applicationProtocols = protocols switch
-        {
-            HttpProtocols.Http2 => s_http2,
-            HttpProtocols.Http1AndHttp2 => s_http2AndHttp11,
-            _ => s_http11,
-        };
+        _applicationProtocols = options.ApplicationProtocols.Count == 0 ? null : new List<SslApplicationProtocol>(options.ApplicationProtocols);
         HandshakeTimeout = (long)(options.HandshakeTimeout.TotalSeconds * clock.TimestampFrequency);
         if (options.ClientCertificateMode != ClientCertificateMode.NoCertificate)
         {
@@ -52,19 +38,9 @@ internal sealed class TlsServerSettings
         }
         else
         {
-            _selected = new ConcurrentDictionary<X509Certificate2, SslServerAuthenticationOptions>(System.Collections.Generic.ReferenceEqualityComparer.Instance);
+            _selected = new ConcurrentDictionary<X509Certificate2, SslServerAuthenticationOptions>(ReferenceEqualityComparer.Instance);
         }
     }
-
-    /// <summary>The HTTP versions the endpoint serves (and offers with ALPN).</summary>
-    public HttpProtocols Protocols { get; }
-
-    /// <summary>
-    /// False when the endpoint serves HTTP/2 only and the handshake did not negotiate h2 (the client offered no ALPN
-    /// protocol): RFC 9113 section 3.3 allows HTTP/2 over TLS only through ALPN.
-    /// </summary>
-    public bool Accepts(SslApplicationProtocol negotiated)
-        => Protocols != HttpProtocols.Http2 || negotiated == SslApplicationProtocol.Http2;
 
     /// <summary>The handshake timeout in timestamp ticks of the server's clock.</summary>
     public long HandshakeTimeout { get; }
@@ -105,8 +81,7 @@ internal sealed class TlsServerSettings
         RemoteCertificateValidationCallback = _validateClient,
         CertificateRevocationCheckMode = X509RevocationMode.NoCheck,
 
-        // Client-initiated renegotiation is a known denial-of-service lever, HTTP/1.1 over TLS never needs it, and HTTP/2
-        // forbids it (RFC 9113 section 9.2.1).
+        // Client-initiated renegotiation is a known denial-of-service lever, and HTTP/1.1 over TLS never needs it.
         AllowRenegotiation = false,
     };
 

@@ -1,5 +1,6 @@
 using System.Threading;
 using System.Threading.Tasks;
+using Falconet.Diagnostics;
 
 namespace Falconet.Http.Http1;
 
@@ -71,7 +72,7 @@ internal sealed partial class HttpConnection
     private ValueTask RespondRequestTimeoutAsync()
     {
         HttpLog.RequestHeadersTimedOut(_settings.Logger, Id);
-        Server.ServerMetrics.Count(Server.ServerMetrics.RejectedRequests, ConnectionCloseReasons.Name(ConnectionCloseReason.RequestHeadersTimeout));
+        ServerMetrics.Count(ServerMetrics.RejectedRequests, ConnectionCloseReasons.Name(ConnectionCloseReason.RequestHeadersTimeout));
         _response.Reset(isHead: false, http10: false, keepAlive: false);
         _response.TryWriteEmptyResponse(408, keepAlive: false);
         CloseAfterResponse(ConnectionCloseReason.RequestHeadersTimeout);
