@@ -12,59 +12,59 @@ namespace Falconet.Http
         internal static readonly global::Falconet.Http.HeaderTable Table = new global::Falconet.Http.HeaderTable(
             new global::Falconet.Http.KnownHeader[]
             {
-                new global::Falconet.Http.KnownHeader("Accept", "*/*", "application/json", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"),
-                new global::Falconet.Http.KnownHeader("Host"),
-                new global::Falconet.Http.KnownHeader("User-Agent"),
-                new global::Falconet.Http.KnownHeader("Connection", "keep-alive", "close", "Upgrade", "Keep-Alive"),
-                new global::Falconet.Http.KnownHeader("Accept-Encoding", "gzip, deflate, br, zstd", "gzip, deflate, br", "gzip, deflate", "gzip", "identity"),
-                new global::Falconet.Http.KnownHeader("Accept-Language", "en-US,en;q=0.9", "en-US,en;q=0.5", "en-US", "en"),
-                new global::Falconet.Http.KnownHeader("Content-Type", "application/json", "application/json; charset=utf-8", "application/x-www-form-urlencoded", "text/plain", "text/plain; charset=utf-8", "application/octet-stream"),
-                new global::Falconet.Http.KnownHeader("Cookie"),
-                new global::Falconet.Http.KnownHeader("Authorization"),
-                new global::Falconet.Http.KnownHeader("Cache-Control", "no-cache", "max-age=0", "no-store"),
-                new global::Falconet.Http.KnownHeader("Pragma", "no-cache"),
-                new global::Falconet.Http.KnownHeader("Referer"),
-                new global::Falconet.Http.KnownHeader("Origin"),
-                new global::Falconet.Http.KnownHeader("Upgrade-Insecure-Requests", "1"),
-                new global::Falconet.Http.KnownHeader("Transfer-Encoding", "chunked"),
-                new global::Falconet.Http.KnownHeader("Expect", "100-continue"),
-                new global::Falconet.Http.KnownHeader("If-Modified-Since"),
-                new global::Falconet.Http.KnownHeader("If-None-Match"),
-                new global::Falconet.Http.KnownHeader("If-Match"),
-                new global::Falconet.Http.KnownHeader("If-Range"),
-                new global::Falconet.Http.KnownHeader("If-Unmodified-Since"),
-                new global::Falconet.Http.KnownHeader("Range"),
-                new global::Falconet.Http.KnownHeader("TE", "trailers"),
-                new global::Falconet.Http.KnownHeader("Trailer"),
-                new global::Falconet.Http.KnownHeader("Upgrade", "websocket", "h2c"),
-                new global::Falconet.Http.KnownHeader("Via"),
-                new global::Falconet.Http.KnownHeader("Max-Forwards"),
-                new global::Falconet.Http.KnownHeader("Proxy-Authorization"),
-                new global::Falconet.Http.KnownHeader("DNT", "1", "0"),
-                new global::Falconet.Http.KnownHeader("Forwarded"),
-                new global::Falconet.Http.KnownHeader("X-Forwarded-For"),
-                new global::Falconet.Http.KnownHeader("X-Forwarded-Proto", "https", "http"),
-                new global::Falconet.Http.KnownHeader("X-Forwarded-Host"),
-                new global::Falconet.Http.KnownHeader("X-Requested-With", "XMLHttpRequest"),
-                new global::Falconet.Http.KnownHeader("X-Real-IP"),
-                new global::Falconet.Http.KnownHeader("Access-Control-Request-Method", "GET", "POST", "PUT", "DELETE", "PATCH"),
-                new global::Falconet.Http.KnownHeader("Access-Control-Request-Headers", "content-type", "authorization"),
-                new global::Falconet.Http.KnownHeader("Sec-Fetch-Site", "same-origin", "same-site", "cross-site", "none"),
-                new global::Falconet.Http.KnownHeader("Sec-Fetch-Mode", "navigate", "cors", "no-cors", "same-origin", "websocket"),
-                new global::Falconet.Http.KnownHeader("Sec-Fetch-Dest", "document", "empty", "image", "script", "style", "iframe", "font"),
-                new global::Falconet.Http.KnownHeader("Sec-Fetch-User", "?1"),
-                new global::Falconet.Http.KnownHeader("Sec-CH-UA"),
-                new global::Falconet.Http.KnownHeader("Sec-CH-UA-Mobile", "?0", "?1"),
-                new global::Falconet.Http.KnownHeader("Sec-CH-UA-Platform", "\"Windows\"", "\"macOS\"", "\"Linux\"", "\"Android\"", "\"iOS\""),
-                new global::Falconet.Http.KnownHeader("Sec-WebSocket-Key"),
-                new global::Falconet.Http.KnownHeader("Sec-WebSocket-Version", "13"),
-                new global::Falconet.Http.KnownHeader("Sec-WebSocket-Extensions", "permessage-deflate; client_max_window_bits"),
-                new global::Falconet.Http.KnownHeader("Sec-WebSocket-Protocol"),
-                new global::Falconet.Http.KnownHeader("traceparent"),
-                new global::Falconet.Http.KnownHeader("tracestate"),
-                new global::Falconet.Http.KnownHeader("baggage"),
-                new global::Falconet.Http.KnownHeader("Priority", "u=0, i", "u=1", "u=0", "u=1, i"),
-                new global::Falconet.Http.KnownHeader("Keep-Alive"),
+                new global::Falconet.Http.KnownHeader("Accept", "*/*", "application/json", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"), // bit 0
+                new global::Falconet.Http.KnownHeader("Host"), // bit 1
+                new global::Falconet.Http.KnownHeader("User-Agent"), // bit 2
+                new global::Falconet.Http.KnownHeader("Connection", "keep-alive", "close", "Upgrade", "Keep-Alive"), // bit 3
+                new global::Falconet.Http.KnownHeader("Accept-Encoding", "gzip, deflate, br, zstd", "gzip, deflate, br", "gzip, deflate", "gzip", "identity"), // bit 4
+                new global::Falconet.Http.KnownHeader("Accept-Language", "en-US,en;q=0.9", "en-US,en;q=0.5", "en-US", "en"), // bit 5
+                new global::Falconet.Http.KnownHeader("Content-Type", "application/json", "application/json; charset=utf-8", "application/x-www-form-urlencoded", "text/plain", "text/plain; charset=utf-8", "application/octet-stream"), // bit 6
+                new global::Falconet.Http.KnownHeader("Cookie"), // bit 7
+                new global::Falconet.Http.KnownHeader("Authorization"), // bit 8
+                new global::Falconet.Http.KnownHeader("Cache-Control", "no-cache", "max-age=0", "no-store"), // bit 9
+                new global::Falconet.Http.KnownHeader("Pragma", "no-cache"), // bit 10
+                new global::Falconet.Http.KnownHeader("Referer"), // bit 11
+                new global::Falconet.Http.KnownHeader("Origin"), // bit 12
+                new global::Falconet.Http.KnownHeader("Upgrade-Insecure-Requests", "1"), // bit 13
+                new global::Falconet.Http.KnownHeader("Transfer-Encoding", "chunked"), // bit 14
+                new global::Falconet.Http.KnownHeader("Expect", "100-continue"), // bit 15
+                new global::Falconet.Http.KnownHeader("If-Modified-Since"), // bit 16
+                new global::Falconet.Http.KnownHeader("If-None-Match"), // bit 17
+                new global::Falconet.Http.KnownHeader("If-Match"), // bit 18
+                new global::Falconet.Http.KnownHeader("If-Range"), // bit 19
+                new global::Falconet.Http.KnownHeader("If-Unmodified-Since"), // bit 20
+                new global::Falconet.Http.KnownHeader("Range"), // bit 21
+                new global::Falconet.Http.KnownHeader("TE", "trailers"), // bit 22
+                new global::Falconet.Http.KnownHeader("Trailer"), // bit 23
+                new global::Falconet.Http.KnownHeader("Upgrade", "websocket", "h2c"), // bit 24
+                new global::Falconet.Http.KnownHeader("Via"), // bit 25
+                new global::Falconet.Http.KnownHeader("Max-Forwards"), // bit 26
+                new global::Falconet.Http.KnownHeader("Proxy-Authorization"), // bit 27
+                new global::Falconet.Http.KnownHeader("DNT", "1", "0"), // bit 28
+                new global::Falconet.Http.KnownHeader("Forwarded"), // bit 29
+                new global::Falconet.Http.KnownHeader("X-Forwarded-For"), // bit 30
+                new global::Falconet.Http.KnownHeader("X-Forwarded-Proto", "https", "http"), // bit 31
+                new global::Falconet.Http.KnownHeader("X-Forwarded-Host"), // bit 32
+                new global::Falconet.Http.KnownHeader("X-Requested-With", "XMLHttpRequest"), // bit 33
+                new global::Falconet.Http.KnownHeader("X-Real-IP"), // bit 34
+                new global::Falconet.Http.KnownHeader("Access-Control-Request-Method", "GET", "POST", "PUT", "DELETE", "PATCH"), // bit 35
+                new global::Falconet.Http.KnownHeader("Access-Control-Request-Headers", "content-type", "authorization"), // bit 36
+                new global::Falconet.Http.KnownHeader("Sec-Fetch-Site", "same-origin", "same-site", "cross-site", "none"), // bit 37
+                new global::Falconet.Http.KnownHeader("Sec-Fetch-Mode", "navigate", "cors", "no-cors", "same-origin", "websocket"), // bit 38
+                new global::Falconet.Http.KnownHeader("Sec-Fetch-Dest", "document", "empty", "image", "script", "style", "iframe", "font"), // bit 39
+                new global::Falconet.Http.KnownHeader("Sec-Fetch-User", "?1"), // bit 40
+                new global::Falconet.Http.KnownHeader("Sec-CH-UA"), // bit 41
+                new global::Falconet.Http.KnownHeader("Sec-CH-UA-Mobile", "?0", "?1"), // bit 42
+                new global::Falconet.Http.KnownHeader("Sec-CH-UA-Platform", "\"Windows\"", "\"macOS\"", "\"Linux\"", "\"Android\"", "\"iOS\""), // bit 43
+                new global::Falconet.Http.KnownHeader("Sec-WebSocket-Key"), // bit 44
+                new global::Falconet.Http.KnownHeader("Sec-WebSocket-Version", "13"), // bit 45
+                new global::Falconet.Http.KnownHeader("Sec-WebSocket-Extensions", "permessage-deflate; client_max_window_bits"), // bit 46
+                new global::Falconet.Http.KnownHeader("Sec-WebSocket-Protocol"), // bit 47
+                new global::Falconet.Http.KnownHeader("traceparent"), // bit 48
+                new global::Falconet.Http.KnownHeader("tracestate"), // bit 49
+                new global::Falconet.Http.KnownHeader("baggage"), // bit 50
+                new global::Falconet.Http.KnownHeader("Priority", "u=0, i", "u=1", "u=0", "u=1, i"), // bit 51
+                new global::Falconet.Http.KnownHeader("Keep-Alive"), // bit 52
             });
 
         /// <summary>The "Accept" header; empty when absent. Setting an empty value removes it.</summary>

@@ -12,52 +12,52 @@ namespace Falconet.Http
         internal static readonly global::Falconet.Http.HeaderTable Table = new global::Falconet.Http.HeaderTable(
             new string[]
             {
-                "Server",
-                "Date",
-                "Content-Type",
-                "Connection",
-                "Transfer-Encoding",
-                "Content-Encoding",
-                "Cache-Control",
-                "Expires",
-                "Last-Modified",
-                "ETag",
-                "Vary",
-                "Location",
-                "Set-Cookie",
-                "Access-Control-Allow-Origin",
-                "Access-Control-Allow-Credentials",
-                "Access-Control-Allow-Headers",
-                "Access-Control-Allow-Methods",
-                "Access-Control-Expose-Headers",
-                "Access-Control-Max-Age",
-                "Strict-Transport-Security",
-                "Content-Security-Policy",
-                "X-Content-Type-Options",
-                "X-Frame-Options",
-                "Referrer-Policy",
-                "Permissions-Policy",
-                "Cross-Origin-Opener-Policy",
-                "Cross-Origin-Embedder-Policy",
-                "Cross-Origin-Resource-Policy",
-                "Accept-Ranges",
-                "Age",
-                "Allow",
-                "Content-Disposition",
-                "Content-Language",
-                "Content-Range",
-                "Keep-Alive",
-                "Pragma",
-                "Retry-After",
-                "Trailer",
-                "Upgrade",
-                "Via",
-                "WWW-Authenticate",
-                "Proxy-Authenticate",
-                "Alt-Svc",
-                "Server-Timing",
-                "Timing-Allow-Origin",
-                "traceparent",
+                "Server", // bit 0
+                "Date", // bit 1
+                "Content-Type", // bit 2
+                "Connection", // bit 3
+                "Transfer-Encoding", // bit 4
+                "Content-Encoding", // bit 5
+                "Cache-Control", // bit 6
+                "Expires", // bit 7
+                "Last-Modified", // bit 8
+                "ETag", // bit 9
+                "Vary", // bit 10
+                "Location", // bit 11
+                "Set-Cookie", // bit 12
+                "Access-Control-Allow-Origin", // bit 13
+                "Access-Control-Allow-Credentials", // bit 14
+                "Access-Control-Allow-Headers", // bit 15
+                "Access-Control-Allow-Methods", // bit 16
+                "Access-Control-Expose-Headers", // bit 17
+                "Access-Control-Max-Age", // bit 18
+                "Strict-Transport-Security", // bit 19
+                "Content-Security-Policy", // bit 20
+                "X-Content-Type-Options", // bit 21
+                "X-Frame-Options", // bit 22
+                "Referrer-Policy", // bit 23
+                "Permissions-Policy", // bit 24
+                "Cross-Origin-Opener-Policy", // bit 25
+                "Cross-Origin-Embedder-Policy", // bit 26
+                "Cross-Origin-Resource-Policy", // bit 27
+                "Accept-Ranges", // bit 28
+                "Age", // bit 29
+                "Allow", // bit 30
+                "Content-Disposition", // bit 31
+                "Content-Language", // bit 32
+                "Content-Range", // bit 33
+                "Keep-Alive", // bit 34
+                "Pragma", // bit 35
+                "Retry-After", // bit 36
+                "Trailer", // bit 37
+                "Upgrade", // bit 38
+                "Via", // bit 39
+                "WWW-Authenticate", // bit 40
+                "Proxy-Authenticate", // bit 41
+                "Alt-Svc", // bit 42
+                "Server-Timing", // bit 43
+                "Timing-Allow-Origin", // bit 44
+                "traceparent", // bit 45
             });
 
         /// <summary>The "Server" header; empty when absent. Setting an empty value removes it.</summary>

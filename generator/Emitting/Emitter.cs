@@ -177,8 +177,10 @@ internal static class Emitter
                 continue;
             }
 
-            view.NameLines.Add(CSharpText.StringLiteral(header.Name) + ",");
-            view.KnownValueLines.Add(KnownHeader(header));
+            // The bit index on every line: a header inserted before others shows in the diff as the lines whose index moved.
+            string index = " // bit " + CSharpText.Int(header.BitIndex);
+            view.NameLines.Add(CSharpText.StringLiteral(header.Name) + "," + index);
+            view.KnownValueLines.Add(KnownHeader(header) + index);
         }
 
         return view;

@@ -50,4 +50,28 @@ public sealed class AllocationTests
         headers.Cookie.ToString().ShouldBe("session=8f14e45fceea167a5a36dedd4bea2543; theme=dark");
         handler.PseudoHeaders.ShouldBe(4 * 1011);
     }
+
+    [Fact]
+    public void Encoding_a_response_head_allocates_nothing_in_steady_state()
+    {
+        var encoder = new HPackEncoder();
+        var headers = new ResponseHeaders { Server = "Falconet", Date = "Mon, 21 Oct 2013 20:13:21 GMT", ContentType = "text/plain", ContentLength = 13 };
+        headers["X-Request-Id"] = "4bf92f3577b34da6";
+        var destination = new byte[HPackEncoder.GetMaxEncodedLength(headers)];
+        for (int i = 0; i < 10; i++)
+        {
+            encoder.TryEncodeResponseHeaders(200, headers, destination, out _).ShouldBeTrue();
+        }
+
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        int written = 0;
+        for (int i = 0; i < 1000; i++)
+        {
+            headers.ContentLength = i;
+            encoder.TryEncodeResponseHeaders(200, headers, destination, out written);
+        }
+
+        (GC.GetAllocatedBytesForCurrentThread() - before).ShouldBe(0);
+        written.ShouldBeLessThan(40);
+    }
 }
