@@ -14,20 +14,26 @@ int port = 8081;
 int? httpsPort = null;
 string? httpsCertificate = null;
 string? httpsKey = null;
-for (int i = 0; i < args.Length - 1; i++)
+bool http2 = false;
+for (int i = 0; i < args.Length; i++)
 {
     switch (args[i])
     {
-        case "--port":
+        case "--http2":
+            // HTTP/2 on both endpoints: h2c by prior knowledge on the plain one (Kestrel serves h2c only on an HTTP/2-only
+            // endpoint), h2 by ALPN on the HTTPS one, as the Falconet sample serves them.
+            http2 = true;
+            break;
+        case "--port" when i + 1 < args.Length:
             port = int.Parse(args[i + 1], System.Globalization.CultureInfo.InvariantCulture);
             break;
-        case "--https-port":
+        case "--https-port" when i + 1 < args.Length:
             httpsPort = int.Parse(args[i + 1], System.Globalization.CultureInfo.InvariantCulture);
             break;
-        case "--https-cert":
+        case "--https-cert" when i + 1 < args.Length:
             httpsCertificate = args[i + 1];
             break;
-        case "--https-key":
+        case "--https-key" when i + 1 < args.Length:
             httpsKey = args[i + 1];
             break;
     }
@@ -48,13 +54,13 @@ bool inlineCompletions = Environment.GetEnvironmentVariable("DOTNET_SYSTEM_NET_S
 builder.WebHost.UseSockets(o => o.UnsafePreferInlineScheduling = inlineCompletions);
 builder.WebHost.ConfigureKestrel(o =>
 {
-    o.ListenLocalhost(port);
+    o.ListenLocalhost(port, listen => listen.Protocols = http2 ? HttpProtocols.Http2 : HttpProtocols.Http1);
     if (httpsPort is int tlsPort)
     {
-        // HTTP/1.1 only, as the Falconet endpoint offers by ALPN.
+        // HTTP/1.1 only unless --http2 (then h2 and http/1.1 by ALPN, as the Falconet endpoint offers).
         o.ListenLocalhost(tlsPort, listen =>
         {
-            listen.Protocols = HttpProtocols.Http1;
+            listen.Protocols = http2 ? HttpProtocols.Http1AndHttp2 : HttpProtocols.Http1;
             listen.UseHttps(certificate!);
         });
     }
