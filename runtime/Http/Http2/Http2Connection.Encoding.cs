@@ -22,19 +22,13 @@ internal sealed partial class Http2Connection
     public void WriteHeadersLocked(int streamId, int statusCode, ResponseHeaders? headers, bool endStream)
     {
         headers ??= s_noHeaders;
-        int bound = HPackEncoder.GetMaxEncodedLength(headers);
-        if (_encodeBuffer.Length < bound)
-        {
-            _encodeBuffer = new byte[Math.Max(bound, _encodeBuffer.Length * 2)];
-        }
-
         int length;
-        bool encoded = statusCode == 0
+        while (!(statusCode == 0
             ? _encoder.TryEncodeTrailers(headers, _encodeBuffer, out length)
-            : _encoder.TryEncodeResponseHeaders(statusCode, headers, _encodeBuffer, out length);
-        if (!encoded)
+            : _encoder.TryEncodeResponseHeaders(statusCode, headers, _encodeBuffer, out length)))
         {
-            throw new InvalidOperationException("The response head did not fit its encoding bound.");
+            // Larger than any head so far (the encoder's bound is computed once, inside the call that encodes).
+            _encodeBuffer = new byte[Math.Max(HPackEncoder.GetMaxEncodedLength(headers), _encodeBuffer.Length * 2)];
         }
 
         Output.WriteHeaderBlock(streamId, _encodeBuffer.AsSpan(0, length), endStream);

@@ -13,7 +13,7 @@ namespace Falconet.Http.Http2;
 internal sealed partial class Http2Connection
 {
     private readonly HPackDecoder _decoder;
-    private readonly Http2RequestHead _head = new(maxPathLength: 8 * 1024);
+    private readonly Http2RequestHead _head;
     private byte[] _headerBlock = [];
     private int _headerBlockLength;
     private int _headerBlockStreamId;
@@ -21,6 +21,9 @@ internal sealed partial class Http2Connection
     private bool _headerBlockSelfDependent;
     private int _continuationFrames;
     private bool _headerBlockDeadlineArmed;
+
+    // The request whose head CheckHeaders checks: a Host it validated before is not scanned again.
+    private HttpRequest? _validatingRequest;
 
     private HPackDecoder CreateDecoder()
         => new(_limits.HeaderTableSize, _settings.Limits.MaxRequestHeadersSize, _settings.Limits.MaxRequestHeadersSize);
@@ -115,7 +118,6 @@ internal sealed partial class Http2Connection
 
         int streamId = _headerBlockStreamId;
         _headerBlockStreamId = 0;
-        _headerBlockDeadlineArmed = false;
         ProcessHeaderBlock(streamId, _headerBlock.AsSpan(0, _headerBlockLength), _headerBlockEndStream, _headerBlockSelfDependent);
     }
 
@@ -151,7 +153,7 @@ internal sealed partial class Http2Connection
                 newStream = true;
                 if (!_goAwaySent && !_peerGoingAway)
                 {
-                    stream = TryOpenStreamLocked(streamId);
+                    stream = TryOpenStreamLocked(streamId, endStream);
                     if (stream is null)
                     {
                         _closedStreams.Add(streamId, Http2StreamClosure.ResetByServer);
@@ -269,6 +271,7 @@ internal sealed partial class Http2Connection
             targetSet = true;
             ReadOnlySpan<byte> target = form == RequestTargetForm.Authority ? ReadOnlySpan<byte>.Empty : _head.Path;
             request.SetRequestLine(method, _head.MethodToken, target, form, queryIndex, KnownVersion.None);
+            _validatingRequest = request;
             malformed = CheckHeaders(headers, endStream, ref rejection, out contentLength, out expectContinue);
         }
 
@@ -298,13 +301,6 @@ internal sealed partial class Http2Connection
         stream.Response.Reset(isHead: method == KnownMethod.Head, http10: false, keepAlive: true);
         stream.Response.AllowSynchronousWrites = _settings.AllowSynchronousWrites;
         Interlocked.Increment(ref _settings.RequestsStarted);
-        if (endStream)
-        {
-            lock (Output.Gate)
-            {
-                stream.EndOfRequestLocked();
-            }
-        }
 
         if (rejection is { } reason)
         {
@@ -391,9 +387,14 @@ internal sealed partial class Http2Connection
             return "more than one Host";
         }
 
-        if (host.Count == 1 && !UriAuthority.IsValidHostHeader(host[0]))
+        if (host.Count == 1 && !ReferenceEquals(host[0], _validatingRequest!.ValidatedHost))
         {
-            return "an invalid Host";
+            if (!UriAuthority.IsValidHostHeader(host[0]))
+            {
+                return "an invalid Host";
+            }
+
+            _validatingRequest.ValidatedHost = host[0];
         }
 
         if (endStream && contentLength > 0)

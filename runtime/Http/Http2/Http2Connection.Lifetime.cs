@@ -82,9 +82,20 @@ internal sealed partial class Http2Connection
                     _idleDeadlineArmed = false;
                     _deadline.TrySet(_settings.DeadlineAfter(_settings.RequestHeadersTimeout));
                 }
+
+                return;
             }
-            else if (_activeStreams == 0)
+
+            if (_headerBlockDeadlineArmed)
             {
+                // The block completed: no deadline while streams are handled, the idle one otherwise (below).
+                _headerBlockDeadlineArmed = false;
+                _deadline.TrySet(ConnectionDeadline.None);
+            }
+
+            if (_activeStreams == 0)
+            {
+                // What OnIdleLocked leaves to this call during a batch: outside it, it arms the idle deadline.
                 OnIdleLocked();
             }
         }
@@ -105,7 +116,9 @@ internal sealed partial class Http2Connection
             return;
         }
 
-        if (!_idleDeadlineArmed && _headerBlockStreamId == 0)
+        // On the read loop's thread during a batch the loop arms it before it waits (ArmDeadline): a stream that closes and
+        // the next that opens in the same batch read no clock.
+        if (!_idleDeadlineArmed && _headerBlockStreamId == 0 && !Output.IsBatchThread)
         {
             _idleDeadlineArmed = true;
             _deadline.TrySet(_settings.DeadlineAfter(_settings.KeepAliveTimeout));
@@ -115,9 +128,12 @@ internal sealed partial class Http2Connection
     /// <summary>A stream opened: no deadline runs while requests are handled.</summary>
     private void OnBusyLocked()
     {
-        _idleDeadlineArmed = false;
-        _headerBlockDeadlineArmed = false;
-        _deadline.TrySet(ConnectionDeadline.None);
+        if (_idleDeadlineArmed || _headerBlockDeadlineArmed)
+        {
+            _idleDeadlineArmed = false;
+            _headerBlockDeadlineArmed = false;
+            _deadline.TrySet(ConnectionDeadline.None);
+        }
     }
 
     private void StopReceiving()

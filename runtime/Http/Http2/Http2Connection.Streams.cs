@@ -32,7 +32,7 @@ internal sealed partial class Http2Connection
     /// SETTINGS_MAX_CONCURRENT_STREAMS, or has so many reset streams whose handlers still run that taking more work would
     /// be unbounded (rapid reset): the stream is refused.
     /// </summary>
-    private Http2Stream? TryOpenStreamLocked(int streamId)
+    private Http2Stream? TryOpenStreamLocked(int streamId, bool requestEnded)
     {
         int max = _limits.MaxConcurrentStreams;
         if (_activeStreams >= max || _streamsInUse >= 2 * max)
@@ -44,7 +44,7 @@ internal sealed partial class Http2Connection
         _streamsInUse++;
         _activeStreams++;
         _requestCount++;
-        stream.Open(streamId, _requestCount, ReceiveWindowOfNewStream, _peerInitialWindow);
+        stream.Open(streamId, _requestCount, ReceiveWindowOfNewStream, _peerInitialWindow, requestEnded);
         _streams.Add(streamId, stream);
         OnBusyLocked();
         return stream;

@@ -73,6 +73,9 @@ internal sealed partial class Http2Connection : ServerConnection
         StreamWindowUpdateThreshold = Math.Max(1, _limits.InitialStreamWindowSize / 2);
         _connectionWindowUpdateThreshold = Math.Max(1, _limits.InitialConnectionWindowSize / 2);
         _decoder = CreateDecoder();
+
+        // :path is bounded as an HTTP/1.1 request line is (414 past it).
+        _head = new Http2RequestHead(settings.Limits.MaxRequestLineSize);
     }
 
     /// <summary>The frames this connection sends, and its lock.</summary>

@@ -81,6 +81,9 @@ internal sealed class Http2Output
     /// <summary>The read loop starts processing a batch on this thread: flushes asked for here wait for its send.</summary>
     public void BeginBatch() => Volatile.Write(ref _batchThread, Environment.CurrentManagedThreadId);
 
+    /// <summary>True on the read loop's thread while it processes a batch.</summary>
+    public bool IsBatchThread => Volatile.Read(ref _batchThread) == Environment.CurrentManagedThreadId;
+
     /// <summary>The read loop finished the batch; it sends next.</summary>
     public void EndBatch() => Volatile.Write(ref _batchThread, 0);
 
@@ -201,7 +204,7 @@ internal sealed class Http2Output
     /// </summary>
     public void Flush()
     {
-        if (Volatile.Read(ref _batchThread) == Environment.CurrentManagedThreadId)
+        if (IsBatchThread)
         {
             return;
         }

@@ -16,15 +16,18 @@ internal sealed class Http2RequestHead
     private const int PseudoPath = 4;
     private const int PseudoAuthority = 8;
 
-    private readonly byte[] _path;
+    private readonly int _maxPathLength;
+    private byte[] _path = new byte[256];
     private readonly byte[] _method = new byte[HttpTokenChars.MaxMethodLength];
     private int _pseudo;
     private int _pathLength;
     private int _methodLength;
+    private KnownMethod _lastMethod;
+    private int _lastMethodLength;
 
     public Http2RequestHead(int maxPathLength)
     {
-        _path = new byte[maxPathLength];
+        _maxPathLength = maxPathLength;
     }
 
     /// <summary>Why the request is malformed (a stream error PROTOCOL_ERROR), or null.</summary>
@@ -107,6 +110,14 @@ internal sealed class Http2RequestHead
     /// <summary>The :method value: a token (RFC 9110 section 9.1), matched against the schema's methods.</summary>
     public void SetMethod(ReadOnlySpan<byte> value)
     {
+        if (_lastMethod != KnownMethod.None && value.SequenceEqual(_method.AsSpan(0, _lastMethodLength)))
+        {
+            // The previous request's method (the token bytes are still there): matched and checked then.
+            Method = _lastMethod;
+            _methodLength = _lastMethodLength;
+            return;
+        }
+
         if (value.IsEmpty || !IsToken(value))
         {
             SetMalformed("an invalid :method");
@@ -127,24 +138,28 @@ internal sealed class Http2RequestHead
         Method = length == value.Length ? method : KnownMethod.Custom;
         value.CopyTo(_method);
         _methodLength = value.Length;
+        _lastMethod = Method;
+        _lastMethodLength = value.Length;
     }
 
     /// <summary>The :path value, kept until the block is complete (the method, which decides its form, may come after it).</summary>
     public void SetPath(ReadOnlySpan<byte> value)
     {
-        if (value.Length > _path.Length)
+        if (value.Length > _maxPathLength)
         {
             Reject(RequestRejectionReason.RequestLineTooLong);
             return;
         }
 
-        foreach (byte b in value)
+        if (value.IndexOfAnyExceptInRange((byte)0x21, (byte)0x7E) >= 0)
         {
-            if (!HttpCharacters.IsVisibleAscii(b))
-            {
-                SetMalformed("a :path with a byte that is not a visible ASCII character");
-                return;
-            }
+            SetMalformed("a :path with a byte that is not a visible ASCII character");
+            return;
+        }
+
+        if (value.Length > _path.Length)
+        {
+            _path = new byte[Math.Max(value.Length, _path.Length * 2)];
         }
 
         value.CopyTo(_path);
@@ -161,16 +176,7 @@ internal sealed class Http2RequestHead
         }
     }
 
-    private static bool IsToken(ReadOnlySpan<byte> value)
-    {
-        foreach (byte b in value)
-        {
-            if (!HttpCharacters.IsTokenChar(b))
-            {
-                return false;
-            }
-        }
+    private static readonly System.Buffers.SearchValues<byte> s_tokenChars = System.Buffers.SearchValues.Create(HttpCharacters.TokenChars);
 
-        return true;
-    }
+    private static bool IsToken(ReadOnlySpan<byte> value) => value.IndexOfAnyExcept(s_tokenChars) < 0;
 }

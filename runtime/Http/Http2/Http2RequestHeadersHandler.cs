@@ -70,14 +70,22 @@ internal struct Http2RequestHeadersHandler<THeaderSet> : IHPackHeaderHandler
 
                 break;
             case PseudoHeader.Authority:
-                // Section 8.3.1: the authority stands in for Host; an authority with userinfo is malformed.
-                if (!UriAuthority.IsHostAndPort(value, requirePort: false))
+                // Section 8.3.1: the authority stands in for Host; an authority with userinfo is malformed. The collection
+                // hands back the previous request's string for an equal value, which was checked then.
+                RequestHeaders headers = _request.Headers;
+                headers.TryAppendMatched(s_host, "host"u8, value);
+                string host = headers.Host[0]!;
+                if (!ReferenceEquals(host, _request.ValidatedHost))
                 {
-                    _head.SetMalformed("an invalid :authority");
-                    return;
+                    if (!UriAuthority.IsHostAndPort(host.AsSpan(), requirePort: false))
+                    {
+                        _head.SetMalformed("an invalid :authority");
+                        return;
+                    }
+
+                    _request.ValidatedHost = host;
                 }
 
-                _request.Headers.TryAppendMatched(s_host, "host"u8, value);
                 break;
         }
     }

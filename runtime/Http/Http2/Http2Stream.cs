@@ -99,11 +99,13 @@ internal sealed partial class Http2Stream : IHttpContextOwner
     void IHttpContextOwner.Reset(int errorCode) => ResetFromApplication((Http2ErrorCode)(uint)errorCode);
 
     /// <summary>Takes a pooled object into use for stream <paramref name="id"/> (under the lock, on the read loop).</summary>
-    public void Open(int id, long requestNumber, int receiveWindow, long sendWindow)
+    public void Open(int id, long requestNumber, int receiveWindow, long sendWindow, bool requestEnded)
     {
         Id = id;
         RequestNumber = requestNumber;
-        State = Http2StreamState.Open;
+
+        // A HEADERS with END_STREAM opens the stream half-closed (remote) at once (RFC 9113 section 5.1).
+        State = requestEnded ? Http2StreamState.HalfClosedRemote : Http2StreamState.Open;
         _receiveWindow = receiveWindow;
         _sendWindow = sendWindow;
         _consumedUnacknowledged = 0;

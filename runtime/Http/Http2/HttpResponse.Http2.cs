@@ -18,6 +18,10 @@ public partial class HttpResponse
 {
     private static readonly StringValues s_http2Server = new("Falconet");
 
+    // The bits of Connection, Transfer-Encoding, Keep-Alive and Upgrade in every response collection (the default schema's).
+    private static readonly ulong s_connectionSpecific = (1UL << ResponseHeaders.Table.IndexOf("Connection")) | (1UL << ResponseHeaders.Table.IndexOf("Transfer-Encoding"))
+        | (1UL << ResponseHeaders.Table.IndexOf("Keep-Alive")) | (1UL << ResponseHeaders.Table.IndexOf("Upgrade"));
+
     private readonly Http2Stream? _stream;
     private ResponseHeaders? _trailers;
     private bool _http2Ending;
@@ -235,11 +239,18 @@ public partial class HttpResponse
         }
 
         // Connection-specific fields mean nothing on HTTP/2 and make a client treat the response as malformed.
-        headers.Connection = default;
-        headers.TransferEncoding = default;
-        headers.KeepAlive = default;
-        headers.Upgrade = default;
-        headers.Remove("Proxy-Connection");
+        if ((headers.PresentBits & s_connectionSpecific) != 0)
+        {
+            headers.Connection = default;
+            headers.TransferEncoding = default;
+            headers.KeepAlive = default;
+            headers.Upgrade = default;
+        }
+
+        if (headers.UnknownHeaders is { Count: > 0 })
+        {
+            headers.Remove("Proxy-Connection");
+        }
 
         bool endStream = final && (bodyless || _isHead || _bodyBytes == 0) && !HasTrailers;
         try
