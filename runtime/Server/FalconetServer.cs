@@ -98,7 +98,11 @@ public partial class FalconetServer : IAsyncDisposable
     public IReadOnlyList<IPEndPoint> BoundHttpsEndpoints => _boundHttpsEndpoints;
 
     /// <summary>Requests started since the server started.</summary>
-    public long RequestCount => _settings is null ? 0 : Interlocked.Read(ref _settings.RequestsStarted);
+    /// <remarks>
+    /// Each connection counts its own (a shared counter costs every request a locked increment, and its cache line travels
+    /// between the cores that serve requests); the total is summed here, under the connection registry's lock.
+    /// </remarks>
+    public long RequestCount => _connections.Sum(static connection => connection.RequestCount);
 
     /// <summary>Connections open right now.</summary>
     public int ConnectionCount => _connections.Count;
@@ -372,6 +376,6 @@ public partial class FalconetServer : IAsyncDisposable
             current = seen;
         }
 
-        _connections.Remove(connection);
+        _connections.Remove(connection, connection.RequestCount);
     }
 }

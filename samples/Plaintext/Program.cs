@@ -13,7 +13,7 @@ namespace Falconet.Samples.Plaintext;
 /// <summary>Runs the TechEmpower sample until Ctrl+C (SIGINT) or SIGTERM, then stops gracefully.</summary>
 internal static class Program
 {
-    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--libuv-distribution reuseport|handoff] [--max-connections N] [--stats] [--protocols http1|http2|http1and2]"
+    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--libuv-distribution reuseport|handoff] [--max-connections N] [--io-threads N] [--stats] [--protocols http1|http2|http1and2] [--h2c-port N]"
         + " [--https-port N (--https-cert cert.pem --https-key key.pem | --https-pfx file.pfx [--https-password P])]";
 
     public static async Task<int> Main(string[] args)
@@ -31,12 +31,20 @@ internal static class Program
         }
 
         var options = new FalconetServerOptions { Scheduling = arguments.Scheduling, MaxConnections = arguments.MaxConnections, Protocols = arguments.Protocols };
+        if (arguments.IoThreads is int ioThreads)
+        {
+            options.IoThreadCount = ioThreads;
+        }
         if (arguments.Transport is { } transport)
         {
             options.Transport = transport;
         }
 
         options.Endpoints.Add(new IPEndPoint(IPAddress.Loopback, arguments.Port));
+        if (arguments.H2cPort is int h2cPort)
+        {
+            options.Endpoints.Add(new HttpEndpoint(IPAddress.Loopback, h2cPort, HttpProtocols.Http2));
+        }
         if (arguments.HttpsPort is int httpsPort)
         {
             TlsServerOptions tls;
@@ -59,7 +67,7 @@ internal static class Program
         LibuvTransportFactory? libuv = null;
         try
         {
-            libuv = arguments.Distribution is { } distribution ? CreateLibuv(distribution, arguments.Scheduling) : null;
+            libuv = arguments.Distribution is { } distribution ? CreateLibuv(distribution, arguments.Scheduling, options.IoThreadCount) : null;
         }
         catch (Exception exception) when (exception is DllNotFoundException or NotSupportedException)
         {
@@ -94,6 +102,11 @@ internal static class Program
             Console.WriteLine($"Falconet listening on https://{https} (/plaintext, /json)");
         }
 
+        for (int i = 1; i < server.BoundEndpoints.Count; i++)
+        {
+            Console.WriteLine($"Falconet listening on http://{server.BoundEndpoints[i]} (/plaintext, /json) for HTTP/2 only (prior knowledge)");
+        }
+
         await stop.Task.ConfigureAwait(false);
         await server.StopAsync().ConfigureAwait(false);
 
@@ -116,8 +129,9 @@ internal static class Program
 
         return 0;
 
-        static LibuvTransportFactory CreateLibuv(LibuvDistribution distribution, IoScheduling? scheduling) => new(new LibuvTransportOptions
+        static LibuvTransportFactory CreateLibuv(LibuvDistribution distribution, IoScheduling? scheduling, int loops) => new(new LibuvTransportOptions
         {
+            LoopCount = loops,
             Distribution = distribution,
             Scheduling = scheduling ?? IoScheduling.IoThreads,
         });

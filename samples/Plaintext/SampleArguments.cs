@@ -38,8 +38,14 @@ internal sealed class SampleArguments
 
     public int? MaxConnections { get; private set; }
 
+    /// <summary>--h2c-port N: an extra plain endpoint that serves HTTP/2 only (prior knowledge, as h2load speaks it).</summary>
+    public int? H2cPort { get; private set; }
+
     /// <summary>--protocols http1|http2|http1and2: what every endpoint serves (default both).</summary>
     public HttpProtocols Protocols { get; private set; } = HttpProtocols.Http1AndHttp2;
+
+    /// <summary>The number of I/O threads (libuv loops, or the sockets transport's I/O threads), or null for one per processor.</summary>
+    public int? IoThreads { get; private set; }
 
     public static bool TryParse(string[] args, [NotNullWhen(true)] out SampleArguments? parsed, [NotNullWhen(false)] out string? error)
     {
@@ -149,6 +155,15 @@ internal sealed class SampleArguments
 
                     result.MaxConnections = max;
                     break;
+                case "--h2c-port":
+                    if (!TryParsePort(args, ref i, out int h2cPort))
+                    {
+                        error = "--h2c-port needs a port number.";
+                        return false;
+                    }
+
+                    result.H2cPort = h2cPort;
+                    break;
                 case "--protocols":
                     switch (i + 1 < args.Length ? args[++i] : null)
                     {
@@ -166,6 +181,15 @@ internal sealed class SampleArguments
                             return false;
                     }
 
+                    break;
+                case "--io-threads":
+                    if (i + 1 >= args.Length || !int.TryParse(args[++i], NumberStyles.None, CultureInfo.InvariantCulture, out int ioThreads) || ioThreads < 1)
+                    {
+                        error = "--io-threads needs a positive number.";
+                        return false;
+                    }
+
+                    result.IoThreads = ioThreads;
                     break;
                 case "-h" or "--help":
                     error = "Falconet TechEmpower sample.";

@@ -21,6 +21,7 @@ public sealed class RequestBodyReader
     private readonly HttpLimits _limits;
     private readonly DataRateMonitor _rates;
     private HttpResponse? _response;
+    private HttpRequest? _request;
     private RequestBodyKind _kind;
     private long _remaining;
     private ChunkedDecoder _decoder;
@@ -87,6 +88,9 @@ public sealed class RequestBodyReader
 
     /// <summary>HTTP/2: the interim 100 Continue was sent.</summary>
     internal void MarkContinueSent() => ContinueSent = true;
+
+    /// <summary>The request whose trailer fields a chunked body's trailer section fills.</summary>
+    internal void Attach(HttpRequest request) => _request = request;
 
     internal void Reset(RequestBodyKind kind, long contentLength, bool expectContinue)
     {
@@ -240,6 +244,7 @@ public sealed class RequestBodyReader
         }
 
         var reader = new SequenceReader<byte>(buffered);
+        var trailers = new RequestTrailersHandler(_request!);
         int written;
         try
         {
@@ -248,7 +253,7 @@ public sealed class RequestBodyReader
             do
             {
                 before = reader.Consumed;
-                written = _decoder.Decode(ref reader, destination, _limits, out done);
+                written = _decoder.Decode(ref trailers, ref reader, destination, _limits, out done);
             }
             while (written == 0 && !done && reader.Consumed != before && !reader.End);
 

@@ -31,9 +31,6 @@ internal sealed class HttpConnectionSettings
         ConnectionClosed = connectionClosed;
     }
 
-    /// <summary>Requests started on every connection of the server (incremented once per request).</summary>
-    public long RequestsStarted;
-
     public IHttpApplication Application { get; }
 
     public HttpLimits Limits { get; }

@@ -23,6 +23,9 @@ internal abstract class ServerConnection : IThreadPoolWorkItem
 
     public abstract TransportConnection Transport { get; }
 
+    /// <summary>Requests started on this connection; other threads may read it (the server sums it over its connections).</summary>
+    public abstract long RequestCount { get; }
+
     /// <summary>The most output bytes this connection buffered at once (write-behind diagnostics).</summary>
     public abstract long PeakBufferedOutput { get; }
 

@@ -213,7 +213,7 @@ internal sealed partial class Http2Connection
     private void DecodeDiscarding(ReadOnlySpan<byte> block)
     {
         _head.Reset();
-        var handler = new Http2RequestHeadersHandler<BuiltInHeaderSet>(_head, request: null, int.MaxValue);
+        var handler = new Http2RequestHeadersHandler<BuiltInHeaderSet>(_head, request: null, int.MaxValue, trailers: false);
         CheckDecoded(_decoder.Decode(block, ref handler));
     }
 
@@ -233,7 +233,7 @@ internal sealed partial class Http2Connection
         RequestHeaders headers = stream.RequestHeaders;
         headers.Clear();
         _head.Reset();
-        HPackDecodeResult result = _settings.HeaderSet.DecodeHttp2Request(_decoder, block, _head, request, _settings.Limits.MaxRequestHeaderCount);
+        HPackDecodeResult result = _settings.HeaderSet.DecodeHttp2Request(_decoder, block, _head, request, _settings.Limits.MaxRequestHeaderCount, trailers: false);
         if (result.IsCompressionError())
         {
             // The connection ends: the stream, opened for nothing, goes back before the GOAWAY.
@@ -300,7 +300,6 @@ internal sealed partial class Http2Connection
         stream.SetBody(contentLength, expectContinue);
         stream.Response.Reset(isHead: method == KnownMethod.Head, http10: false, keepAlive: true);
         stream.Response.AllowSynchronousWrites = _settings.AllowSynchronousWrites;
-        Interlocked.Increment(ref _settings.RequestsStarted);
 
         if (rejection is { } reason)
         {
@@ -424,11 +423,16 @@ internal sealed partial class Http2Connection
         return null;
     }
 
-    /// <summary>A second header block on an open stream: the request's trailers, which must end it (section 8.1).</summary>
+    /// <summary>
+    /// A second header block on an open stream: the request's trailers, which must end it (section 8.1), kept in
+    /// <see cref="HttpRequest.Trailers"/> before the end of the body is visible to the handler.
+    /// </summary>
     private void ProcessTrailers(Http2Stream stream, ReadOnlySpan<byte> block, bool endStream)
     {
         _head.Reset();
-        HPackDecodeResult result = _settings.HeaderSet.DecodeHttp2Request(_decoder, block, _head, request: null, _settings.Limits.MaxRequestHeaderCount);
+        bool keep = endStream && stream.State is Http2StreamState.Open or Http2StreamState.HalfClosedLocal;
+        HPackDecodeResult result = _settings.HeaderSet.DecodeHttp2Request(_decoder, block, _head, keep ? stream.Request : null,
+            _settings.Limits.MaxRequestHeaderCount, trailers: true);
         CheckDecoded(result);
         Http2ErrorReason? error = null;
         int streamId;

@@ -88,8 +88,7 @@ internal sealed partial class Http2Connection : ServerConnection
 
     public override long PeakBufferedOutput => Output.PeakBuffered;
 
-    /// <summary>Requests started on this connection.</summary>
-    public long RequestCount => _requestCount;
+    public override long RequestCount => Volatile.Read(ref _requestCount);
 
     /// <summary>True when the connection must be reset rather than closed gracefully.</summary>
     public bool AbortRequested => _abortRequested;

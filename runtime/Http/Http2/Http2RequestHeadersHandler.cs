@@ -6,8 +6,8 @@ namespace Falconet.Http.Http2;
 /// <summary>
 /// The struct the HPACK decoder is compiled for, per header set: pseudo-headers go to <see cref="Http2RequestHead"/>, regular
 /// fields into the stream's <see cref="RequestHeaders"/> through the set's slots (the generated matcher, called once per
-/// literal name or dynamic table entry), with RFC 9113 section 8.2's rules for what a request may not carry. Trailers are
-/// checked and dropped, as HTTP/1.1 drops a chunked body's trailers.
+/// literal name or dynamic table entry), with RFC 9113 section 8.2's rules for what a request may not carry. Trailers go
+/// into <see cref="HttpRequest.Trailers"/>, as a chunked body's trailer section does on HTTP/1.1, with the same fields refused.
 /// </summary>
 /// <typeparam name="THeaderSet">The server's header set: a struct, so its matcher is a direct call.</typeparam>
 internal struct Http2RequestHeadersHandler<THeaderSet> : IHPackHeaderHandler
@@ -23,20 +23,25 @@ internal struct Http2RequestHeadersHandler<THeaderSet> : IHPackHeaderHandler
     private readonly Http2RequestHead _head;
     private readonly HttpRequest? _request;
     private readonly int _maxFields;
+    private readonly bool _trailers;
 
-    /// <summary>A request's header block into <paramref name="request"/>, or trailers (null: checked, not kept).</summary>
-    public Http2RequestHeadersHandler(Http2RequestHead head, HttpRequest? request, int maxFields)
+    /// <summary>
+    /// A request's header block into <paramref name="request"/>, or with <paramref name="trailers"/> its trailer section
+    /// into <see cref="HttpRequest.Trailers"/>; a null request: a block only checked (a refused or closed stream's).
+    /// </summary>
+    public Http2RequestHeadersHandler(Http2RequestHead head, HttpRequest? request, int maxFields, bool trailers)
     {
         _head = head;
         _request = request;
         _maxFields = maxFields;
+        _trailers = trailers;
     }
 
     public readonly int ResolveSlot(ReadOnlySpan<byte> name) => THeaderSet.IndexOfRequestHeader(name);
 
     public readonly void OnPseudoHeader(PseudoHeader header, ReadOnlySpan<byte> value)
     {
-        if (_request is null)
+        if (_request is null || _trailers)
         {
             // Section 8.1: trailers carry no pseudo-header.
             _head.SetMalformed("a pseudo-header in trailers");
@@ -116,6 +121,18 @@ internal struct Http2RequestHeadersHandler<THeaderSet> : IHPackHeaderHandler
 
         if (_request is null)
         {
+            return;
+        }
+
+        if (_trailers)
+        {
+            // RFC 9110 section 6.5.1: as on HTTP/1.1, framing, routing and connection fields are refused in trailers. Matched
+            // by name in the trailers' own (default) table, whatever the server's header set.
+            if (TrailerFields.IsForbidden(name) || !_request.Trailers.TryAppend(name, value))
+            {
+                _head.SetMalformed("a field a trailer section must not carry");
+            }
+
             return;
         }
 

@@ -51,6 +51,10 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
     private ConnectionCloseReason _closeReason;
     private volatile bool _receiveStopped;
     private int _emptyLineBytes;
+    private long _requestCount;
+
+    // The managed id of the thread the loop runs on since its last await, or 0 when not read yet.
+    private int _loopThread;
     private volatile bool _waitingForRequest;
     private volatile bool _lingering;
 
@@ -81,7 +85,8 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
         _ioThread = new IoThreadReturn(transport);
     }
 
-    public long RequestCount { get; private set; }
+    /// <summary>Requests started on this connection; other threads may read it (the server sums it over its connections).</summary>
+    public override long RequestCount => Volatile.Read(ref _requestCount) + (Volatile.Read(ref _http2)?.RequestCount ?? 0);
 
     public override TransportConnection Transport => _transport;
 
@@ -185,6 +190,7 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
             if (_output.IsOverLimit)
             {
                 await _output.FlushAsync().ConfigureAwait(false);
+                _loopThread = 0;
             }
 
             bool parsed;
@@ -234,7 +240,14 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
                 {
                     try
                     {
-                        _output.BeginHandlerCall();
+                        // The loop's thread, read once per stretch of synchronous work (it is forgotten after every await).
+                        int thread = _loopThread;
+                        if (thread == 0)
+                        {
+                            thread = _loopThread = Environment.CurrentManagedThreadId;
+                        }
+
+                        _output.BeginHandlerCall(thread);
                         ValueTask handling = _settings.Application.Handle(_context);
                         _output.EndHandlerCall();
                         if (handling.IsCompleted)
@@ -250,15 +263,18 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
                             if (_output.TakeOverHeldBytes() is { } takenOver)
                             {
                                 await WaitForTakeOverAsync(takenOver).ConfigureAwait(false);
+                                _loopThread = 0;
                             }
 
                             await handling.ConfigureAwait(false);
+                            _loopThread = 0;
 
                             // The handler finished elsewhere (a timer, the thread pool): the response is completed and
                             // sent from the connection's I/O thread, where its pool is used on the owner path.
                             if (!_transport.IsOnIoThread)
                             {
                                 await _ioThread.Return();
+                                _loopThread = 0;
                             }
                         }
                     }
@@ -274,7 +290,9 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
                     {
                         // Send the response before waiting for body bytes that nobody will read.
                         await _output.FlushAsync().ConfigureAwait(false);
+                        _loopThread = 0;
                         keepAlive = await _body.DrainAsync(_settings.MaxRequestBodyDrainSize, CancellationToken.None).ConfigureAwait(false);
+                        _loopThread = 0;
                         if (_body.Fault is { } fault)
                         {
                             // The body the application left unread was malformed: the connection closes for it.
@@ -301,6 +319,7 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
 
             // Every complete request of this read is answered: send the batch in one call.
             await _output.FlushAsync().ConfigureAwait(false);
+            _loopThread = 0;
 
             // A connection waiting for the client holds only the block it receives into.
             ReleaseIdleBlocks();
@@ -331,6 +350,7 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
             }
 
             int received = _input.EndReceive(await _input.BeginReceive(CancellationToken.None).ConfigureAwait(false));
+            _loopThread = 0;
             _waitingForRequest = false;
             if (received == 0)
             {
@@ -397,9 +417,18 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
             return false;
         }
 
-        var reader = new SequenceReader<byte>(_input.GetSequence());
         HeaderSetBinding headerSet = _settings.HeaderSet;
         HttpLimits limits = _settings.Limits;
+        if (_phase == ParsePhase.RequestLine && _emptyLineBytes == 0 && _input.TryGetSingleSpan(out ReadOnlySpan<byte> span)
+            && headerSet.TryParseRequestHead(_request, span, limits, out int consumed))
+        {
+            // The whole head in one block, parsed in one call; anything else (a head not complete yet, across blocks, an
+            // uncommon request line) takes the path below from the head's start.
+            _input.ConsumeSingle(consumed);
+            return true;
+        }
+
+        var reader = new SequenceReader<byte>(_input.GetSequence());
         if (_phase == ParsePhase.RequestLine)
         {
             if (!headerSet.TryParseRequestLine(_request, ref reader, limits, _emptyLineBytes))
@@ -436,8 +465,7 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
     /// <summary>Decides the body framing and resets the request state; false when the request was rejected (response written).</summary>
     private bool BeginRequest()
     {
-        RequestCount++;
-        Interlocked.Increment(ref _settings.RequestsStarted);
+        Volatile.Write(ref _requestCount, _requestCount + 1);
         KnownVersion version = _request.Version;
         bool http10 = version == KnownVersion.Http10;
         bool isHead = _request.Method == KnownMethod.Head;
@@ -515,6 +543,22 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
         if (connection.Count == 0)
         {
             return !http10;
+        }
+
+        // The common values are known values of the header set, whose one shared instance the collection hands back: the
+        // same instance is the same token, found without a scan.
+        if (connection.Count == 1)
+        {
+            string? value = connection[0];
+            if (ReferenceEquals(value, HttpConnectionTokens.KeepAlive))
+            {
+                return true;
+            }
+
+            if (ReferenceEquals(value, HttpConnectionTokens.Close))
+            {
+                return false;
+            }
         }
 
         if (HttpConnectionTokens.ContainsClose(connection))
