@@ -3,6 +3,7 @@ using System.Buffers.Binary;
 using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
+using Falconet.Buffers;
 using Falconet.Diagnostics;
 using Falconet.Transport;
 
@@ -174,6 +175,47 @@ internal sealed partial class Http2Connection
         }
 
         await WaitForSendsAsync().ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// After a connection error's GOAWAY, as HTTP/1.1's lingering close (RFC 9113 section 5.4.1 asks that the GOAWAY be
+    /// sent before the close): the sending side is shut down, and what the client still sends (frames it wrote before it
+    /// read the GOAWAY) is read and dropped until it closes, for at most <see cref="HttpConnectionSettings.LingerTime"/> or
+    /// <see cref="HttpConnectionSettings.LingerMaxBytes"/>. Closing with unread input would reset the connection, and a
+    /// reset can destroy the GOAWAY before the client reads it.
+    /// </summary>
+    private async ValueTask LingerAsync()
+    {
+        _transport.ShutdownSend();
+
+        // Published before the shutdown signal is read: a stopping server either sees it (CloseIfIdle stops the receive)
+        // or this loop sees the stop.
+        _lingering = true;
+        bool armed = _deadline.TrySet(_settings.DeadlineAfter(_settings.LingerTimeout));
+        Interlocked.MemoryBarrier();
+        if (!armed || _settings.Shutdown.IsCancellationRequested)
+        {
+            return;
+        }
+
+        _input.Dispose();
+        long discarded = 0;
+        try
+        {
+            while (discarded < HttpConnectionSettings.LingerMaxBytes)
+            {
+                int received = await _transport.ReceiveAsync(_input.GetWritableMemory(SlabMemoryPool.BlockSize / 2)).ConfigureAwait(false);
+                if (received == 0)
+                {
+                    return;
+                }
+
+                discarded += received;
+            }
+        }
+        catch (ConnectionResetException)
+        {
+        }
     }
 
     /// <summary>Writes GOAWAY with the last stream the server took up, and sends it.</summary>
@@ -370,6 +412,12 @@ internal sealed partial class Http2Connection
     /// </summary>
     public override void CloseIfIdle()
     {
+        if (_lingering)
+        {
+            StopReceiving();
+            return;
+        }
+
         bool idle;
         lock (Output.Gate)
         {

@@ -43,6 +43,8 @@ internal sealed partial class Http2Connection : ServerConnection
     private bool _prefaceReceived;
     private bool _settingsReceived;
     private volatile bool _receiveStopped;
+    private bool _peerClosed;
+    private volatile bool _lingering;
     private volatile bool _abortRequested;
 
     /// <summary>A connection that negotiated h2 (ALPN), or a plain-HTTP endpoint that serves HTTP/2 only.</summary>
@@ -163,6 +165,10 @@ internal sealed partial class Http2Connection : ServerConnection
         }
 
         EndStreams(new ConnectionAbortedException("The HTTP/2 connection closed."));
+        if (_failure is not null && !_abortRequested && !_receiveStopped && !_peerClosed)
+        {
+            await LingerAsync().ConfigureAwait(false);
+        }
     }
 
     private async Task ReadFramesAsync()
@@ -211,11 +217,13 @@ internal sealed partial class Http2Connection : ServerConnection
             }
             catch (ConnectionResetException)
             {
+                _peerClosed = true;
                 return;
             }
 
             if (received == 0)
             {
+                _peerClosed = !_receiveStopped;
                 await OnReceiveEndedAsync().ConfigureAwait(false);
                 return;
             }
