@@ -103,6 +103,11 @@ public sealed class FalconetWebServer : IServer
             KeepAliveTimeout = _options.KeepAliveTimeout,
             RequestHeadersTimeout = _options.RequestHeadersTimeout,
             TrackPoolLeaks = _options.TrackPoolLeaks,
+            DrainDelay = _options.DrainDelay,
+            DrainIdleTimeout = _options.DrainIdleTimeout,
+            Draining = _options.Draining,
+            ReusePort = _options.ReusePort,
+            UnixSocketPermissions = _options.UnixSocketPermissions,
             LoggerFactory = _options.LoggerFactory ?? _loggerFactory,
 
             // Unless set explicitly, the host's shutdown timeout (HostOptions.ShutdownTimeout) decides how long requests may finish.
@@ -119,7 +124,7 @@ public sealed class FalconetWebServer : IServer
                 AspNetCoreLog.OverridingAddresses(_logger, string.Join(", ", addresses));
             }
 
-            foreach (IPEndPoint endpoint in _options.Endpoints)
+            foreach (EndPoint endpoint in _options.Endpoints)
             {
                 options.Endpoints.Add(endpoint);
             }

@@ -62,6 +62,12 @@ internal sealed class HttpConnectionSettings
     /// <summary>The least rate a client must read the response at while a send waits for it (default: none).</summary>
     public DataRateLimit MinResponseDataRate { get; init; }
 
+    /// <summary>
+    /// How long, in timestamp ticks, a connection idle when the server stops may stay open for a request its client may be
+    /// sending right then (answered with Connection: close); 0 closes idle connections at once.
+    /// </summary>
+    public long DrainIdleTimeout { get; init; }
+
     /// <summary><see cref="LingerTime"/> in timestamp ticks.</summary>
     public long LingerTimeout { get; }
 
@@ -88,7 +94,7 @@ internal sealed class HttpConnectionSettings
         return now > ConnectionDeadline.NeverPasses - timeout ? ConnectionDeadline.NeverPasses : now + timeout;
     }
 
-    private static long ToTimestampTicks(TimeSpan timeout, TimeProvider timeProvider)
+    internal static long ToTimestampTicks(TimeSpan timeout, TimeProvider timeProvider)
     {
         if (timeout == Timeout.InfiniteTimeSpan)
         {

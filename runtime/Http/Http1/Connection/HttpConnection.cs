@@ -332,7 +332,12 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
                 _waitingForRequest = true;
                 bool armed = _deadline.TrySet(_settings.DeadlineAfter(_settings.KeepAliveTimeout));
                 Interlocked.MemoryBarrier();
-                if (!armed || shutdown.IsCancellationRequested)
+                if (armed && shutdown.IsCancellationRequested && _settings.DrainIdleTimeout > 0)
+                {
+                    // Stopping: a connection that has not sent its first request yet gets the drain's grace too.
+                    armed = _deadline.TryBringForward(_settings.DeadlineAfter(_settings.DrainIdleTimeout));
+                }
+                else if (!armed || shutdown.IsCancellationRequested)
                 {
                     _closeReason = shutdown.IsCancellationRequested ? ConnectionCloseReason.ServerStopping : ConnectionCloseReason.KeepAliveTimeout;
                     return;
