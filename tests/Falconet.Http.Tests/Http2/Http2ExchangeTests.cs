@@ -402,6 +402,92 @@ public class Http2ExchangeTests : Http2TestBase
         (await client.IsClosedAsync()).ShouldBeTrue();
         await stopping.WaitAsync(TestTimeouts.Operation);
     }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Through_the_drain_delay_a_connection_takes_new_streams_and_gets_GOAWAY_only_when_the_drain_ends()
+    {
+        int draining = 0;
+        (TestServer host, Http2Client client) = await StartWithClientAsync(context =>
+        {
+            context.Response.Write("served"u8);
+            return default;
+        }, options =>
+        {
+            options.DrainDelay = TimeSpan.FromSeconds(1);
+            options.Draining = () => Interlocked.Increment(ref draining);
+        });
+        await using TestServer _ = host;
+        using Http2Client __ = client;
+        await client.WriteHeadersAsync(1, Http2Client.Request(), endStream: true);
+        (await client.ReadResponseAsync(1)).BodyText.ShouldBe("served");
+
+        Task stopping = host.Server.StopAsync();
+        host.Server.IsReady.ShouldBeFalse();
+        draining.ShouldBe(1);
+
+        // Load balancers are still being told: the connection serves as before.
+        await client.WriteHeadersAsync(3, Http2Client.Request(), endStream: true);
+        (await client.ReadResponseAsync(3)).BodyText.ShouldBe("served");
+        stopping.IsCompleted.ShouldBeFalse();
+
+        // Then GOAWAY names the last stream taken up, and the idle connection closes.
+        (Http2ErrorCode code, int lastStreamId) = await client.ReadGoAwayAsync();
+        code.ShouldBe(Http2ErrorCode.NoError);
+        lastStreamId.ShouldBe(3);
+        (await client.IsClosedAsync()).ShouldBeTrue();
+        await stopping.WaitAsync(TestTimeouts.Operation);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task An_idle_connection_gets_GOAWAY_at_once_when_the_drain_begins_without_the_HTTP_1_1_drain_idle_timeout()
+    {
+        (TestServer host, Http2Client client) = await StartWithClientAsync(_ => default,
+            options => options.DrainIdleTimeout = TimeSpan.FromSeconds(30));
+        await using TestServer _ = host;
+        using Http2Client __ = client;
+        await client.WriteHeadersAsync(1, Http2Client.Request(), endStream: true);
+        await client.ReadResponseAsync(1);
+
+        // GOAWAY cannot race a request (the client knows which streams were taken up): no grace is needed.
+        var elapsed = System.Diagnostics.Stopwatch.StartNew();
+        Task stopping = host.Server.StopAsync();
+        (await client.ReadGoAwayAsync()).Code.ShouldBe(Http2ErrorCode.NoError);
+        (await client.IsClosedAsync()).ShouldBeTrue();
+        await stopping.WaitAsync(TestTimeouts.Operation);
+        elapsed.Elapsed.ShouldBeLessThan(TimeSpan.FromSeconds(15));
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_stream_that_outlives_the_shutdown_timeout_is_aborted_after_GOAWAY_and_the_stop_completes()
+    {
+        var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var aborted = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        (TestServer host, Http2Client client) = await StartWithClientAsync(async context =>
+        {
+            started.SetResult();
+            try
+            {
+                await Task.Delay(Timeout.InfiniteTimeSpan, context.RequestAborted);
+            }
+            catch (OperationCanceledException)
+            {
+                aborted.SetResult();
+            }
+        }, options => options.ShutdownTimeout = TimeSpan.FromMilliseconds(300));
+        await using TestServer _ = host;
+        using Http2Client __ = client;
+        await client.WriteHeadersAsync(1, Http2Client.Request(), endStream: true);
+        await started.Task.WaitAsync(TestTimeouts.Operation);
+
+        Task stopping = host.Server.StopAsync();
+        (Http2ErrorCode code, int lastStreamId) = await client.ReadGoAwayAsync();
+        code.ShouldBe(Http2ErrorCode.NoError);
+        lastStreamId.ShouldBe(1);
+
+        await stopping.WaitAsync(TestTimeouts.Operation);
+        await aborted.Task.WaitAsync(TestTimeouts.Operation);
+        (await client.IsClosedAsync()).ShouldBeTrue();
+    }
 }
 
 /// <summary>The same tests on the libuv transport.</summary>
