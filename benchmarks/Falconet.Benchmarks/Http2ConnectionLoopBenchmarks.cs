@@ -142,25 +142,20 @@ public static class Http2ConnectionLoopBenchmarks
     /// <c>batches</c> batches of <c>streams</c> GET /plaintext requests, each once the previous one was answered, and closes.
     /// The first request adds its fields to the HPACK dynamic table; every later one refers to them (one byte a field).
     /// </summary>
-    private sealed class FrameConnection : TransportConnection, IValueTaskSource<int>
+    private sealed class FrameConnection : InMemoryConnection
     {
-        private static readonly IPEndPoint s_endPoint = new(IPAddress.Loopback, 0);
         private static readonly byte[] s_first = BuildFirst();
         private static readonly byte[] s_indexed = [0x82, 0x86, 0x80 | 65, 0x80 | 64, 0x80 | 63, 0x80 | 62];
 
-        private readonly SlabMemoryPool _pool;
         private readonly byte[] _batch;
         private readonly int _streams;
-        private ManualResetValueTaskSourceCore<int> _receive;
-        private Memory<byte> _buffer;
-        private bool _pending;
         private int _remainingBatches;
         private int _offset = -1;
         private int _nextStream = 3;
 
         public FrameConnection(SlabMemoryPool pool, int streams, int batches)
+            : base(pool)
         {
-            _pool = pool;
             _streams = streams;
             _remainingBatches = batches;
             _batch = new byte[streams * (Http2FrameHeader.Size + s_indexed.Length)];
@@ -171,14 +166,6 @@ public static class Http2ConnectionLoopBenchmarks
                 s_indexed.CopyTo(frame.Slice(Http2FrameHeader.Size));
             }
         }
-
-        public long SentBytes { get; private set; }
-
-        public override EndPoint? LocalEndPoint => s_endPoint;
-
-        public override EndPoint? RemoteEndPoint => s_endPoint;
-
-        public override SlabMemoryPool Pool => _pool;
 
         private static byte[] BuildFirst()
         {
@@ -210,27 +197,14 @@ public static class Http2ConnectionLoopBenchmarks
             bytes.AddRange(payload);
         }
 
-        public override ValueTask<int> ReceiveAsync(Memory<byte> buffer, CancellationToken ct = default)
+        /// <summary>The opening, then the next batch (fresh stream identifiers), then 0.</summary>
+        protected override int Fill(Span<byte> buffer)
         {
-            _buffer = buffer;
-            _pending = true;
-            _receive.Reset();
-            return new ValueTask<int>(this, _receive.Version);
-        }
-
-        /// <summary>Completes the pending receive with the opening, then with the next batch (fresh stream identifiers), then 0.</summary>
-        public void CompleteReceive()
-        {
-            if (!_pending)
-            {
-                throw new InvalidOperationException("The connection waited for something other than a receive.");
-            }
-
             int count = 0;
             if (_offset < 0)
             {
                 count = s_first.Length;
-                s_first.CopyTo(_buffer.Span);
+                s_first.CopyTo(buffer);
                 _offset = 0;
             }
             else if (_remainingBatches > 0)
@@ -244,8 +218,8 @@ public static class Http2ConnectionLoopBenchmarks
                     }
                 }
 
-                count = Math.Min(_batch.Length - _offset, _buffer.Length);
-                _batch.AsSpan(_offset, count).CopyTo(_buffer.Span);
+                count = Math.Min(_batch.Length - _offset, buffer.Length);
+                _batch.AsSpan(_offset, count).CopyTo(buffer);
                 _offset += count;
                 if (_offset == _batch.Length)
                 {
@@ -254,34 +228,9 @@ public static class Http2ConnectionLoopBenchmarks
                 }
             }
 
-            _pending = false;
-            _buffer = default;
-            _receive.SetResult(count);
+            return count;
         }
 
-        public override ValueTask SendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct = default)
-        {
-            SentBytes += buffers.Length;
-            return default;
-        }
-
-        public override void Schedule(IThreadPoolWorkItem workItem) => workItem.Execute();
-
-        public override void StopReceiving() => _remainingBatches = 0;
-
-        public override void ShutdownSend()
-        {
-        }
-
-        public override void Abort() => _remainingBatches = 0;
-
-        public override ValueTask DisposeAsync() => default;
-
-        public int GetResult(short token) => _receive.GetResult(token);
-
-        public ValueTaskSourceStatus GetStatus(short token) => _receive.GetStatus(token);
-
-        public void OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags)
-            => _receive.OnCompleted(continuation, state, token, flags);
+        protected override void End() => _remainingBatches = 0;
     }
 }
