@@ -44,6 +44,7 @@ public class HPackDecoderComparison
             _block = BrowserBlocks.Repeated.Block;
         }
 
+        FindFields();
         int count = Falconet();
         string fromFalconet = Describe();
         if (count != Kestrel() || fromFalconet != Describe())
@@ -73,6 +74,39 @@ public class HPackDecoderComparison
         }
 
         return _headers.Count;
+    }
+
+    /// <summary>The storing alone, without a decoder: the block's regular fields into the collection from spans found in setup.</summary>
+    public int StoringAlone()
+    {
+        _headers.Clear();
+        (int Slot, byte[] Name, byte[] Value)[] fields = _fields;
+        for (int i = 0; i < fields.Length; i++)
+        {
+            _headers.TryAppendMatched(fields[i].Slot, fields[i].Name, fields[i].Value);
+        }
+
+        return _headers.Count;
+    }
+
+    private (int Slot, byte[] Name, byte[] Value)[] _fields = [];
+
+    private void FindFields()
+    {
+        var fields = new System.Collections.Generic.List<(int, byte[], byte[])>();
+        foreach (string field in (Request == "First" ? BrowserBlocks.First : BrowserBlocks.Repeated).Fields)
+        {
+            if (field[0] == ':')
+            {
+                continue;
+            }
+
+            int colon = field.IndexOf(": ", StringComparison.Ordinal);
+            byte[] name = System.Text.Encoding.Latin1.GetBytes(field[..colon]);
+            fields.Add((RequestHeaders.IndexOf(name), name, System.Text.Encoding.Latin1.GetBytes(field[(colon + 2)..])));
+        }
+
+        _fields = [.. fields];
     }
 
     private string Describe() => string.Join("|", System.Linq.Enumerable.Select(_headers, static pair => pair.Key + "=" + pair.Value));

@@ -4,8 +4,9 @@ using BenchmarkDotNet.Running;
 namespace Falconet.Benchmarks.Parsing;
 
 /// <summary>Entry point: BenchmarkDotNet arguments (e.g. <c>--filter '*' --job short</c>), <c>--interleaved</c> for the min-of-rounds comparisons,
-/// <c>--hpack</c> for the HPACK decoders in alternating rounds, <c>--hpack-count VARIANT REQUEST N</c> to run one of them N times after a
-/// warm-up (for instruction counts under callgrind: the difference between N and 0 runs), or
+/// <c>--hpack</c> for the HPACK decoders in alternating rounds, <c>--hpack-cpu REQUEST VARIANT...</c> for the same timed by thread CPU time,
+/// <c>--hpack-count VARIANT REQUEST N</c> to run one of them N times between "ready" and "done" (for
+/// <c>benchmarks/hpack-callgrind.sh</c>), or
 /// <c>--loop VARIANT REQUEST SEGMENTS SECONDS</c> to run one parser comparison method alone (for perf).</summary>
 public static class Program
 {
@@ -21,6 +22,12 @@ public static class Program
         if (args is ["--hpack"])
         {
             HPackInterleaved.Run();
+            return;
+        }
+
+        if (args is ["--hpack-cpu", string cpuRequest, .. var cpuVariants])
+        {
+            HPackInterleaved.CpuTime(cpuRequest, cpuVariants);
             return;
         }
 

@@ -8,11 +8,14 @@ namespace Falconet.Generator.Emitting;
 /// <summary>Formats the HPACK plan: every table entry on a line of its own, with the text it stands for.</summary>
 internal static class HPackEmitter
 {
-    // The layout of a decoder window entry; the generated class states it as constants for the runtime's decoder.
-    private const int SecondShift = 8;
-    private const int CountShift = 16;
-    private const int FirstBitsShift = 20;
-    private const int ConsumedShift = 24;
+    // The layout of a decoder window entry; the generated class states it as constants for the runtime's decoder. The
+    // bits consumed come lowest, so the decoder shifts its bit buffer by the entry itself (x64 and Arm64 shifts use only
+    // the low six bits of the count): one operation less on the chain from one lookup to the next.
+    private const int FirstShift = 8;
+    private const int SecondShift = 16;
+    private const int NodeShift = 8;
+    private const int CountShift = 24;
+    private const int FirstBitsShift = 26;
 
     public static HPackStaticTableView CreateStaticTableView(HPackPlan plan, FileView file)
     {
@@ -97,14 +100,14 @@ internal static class HPackEmitter
             string meaning;
             if (entry.Count == 0)
             {
-                value = ((uint)entry.Consumed << ConsumedShift) | (uint)entry.Node;
+                value = ((uint)entry.Node << NodeShift) | (uint)entry.Consumed;
                 meaning = bits + ": starts a longer code, node " + CSharpText.Int(entry.Node);
             }
             else
             {
                 bool eos = entry.First == SchemaReader.EndOfString;
-                value = ((uint)entry.Consumed << ConsumedShift) | ((uint)entry.FirstBits << FirstBitsShift)
-                    | ((uint)(eos ? 3 : entry.Count) << CountShift) | ((uint)entry.Second << SecondShift) | (uint)(entry.First & 0xFF);
+                value = ((uint)entry.FirstBits << FirstBitsShift) | ((uint)(eos ? 3 : entry.Count) << CountShift)
+                    | ((uint)entry.Second << SecondShift) | ((uint)(entry.First & 0xFF) << FirstShift) | (uint)entry.Consumed;
                 // The window split where its codes end: "00000 00011 11: '0' 'a'" takes both codes, leaves the last bits.
                 var parts = new System.Collections.Generic.List<string> { bits.Substring(0, entry.FirstBits) };
                 if (entry.Consumed > entry.FirstBits)

@@ -165,6 +165,6 @@ public sealed class DecoderFieldTests
         {
         }
 
-        public void OnHeader(int slot, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value) => LastSlot = slot;
+        public void OnHeader(int slot, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value, ulong valueId) => LastSlot = slot;
     }
 }

@@ -18,5 +18,5 @@ internal struct CollectionHandler<THeaderSet>(RequestHeaders headers) : IHPackHe
 
     public void OnPseudoHeader(PseudoHeader header, ReadOnlySpan<byte> value) => PseudoHeaders++;
 
-    public readonly void OnHeader(int slot, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value) => headers.TryAppendMatched(slot, name, value);
+    public readonly void OnHeader(int slot, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value, ulong valueId) => headers.TryAppendMatched(slot, name, value, valueId);
 }

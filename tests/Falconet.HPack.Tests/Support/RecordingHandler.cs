@@ -38,7 +38,7 @@ internal readonly struct RecordingHandler(Recording recording) : IHPackHeaderHan
         recording.Slots.Add(-2);
     }
 
-    public void OnHeader(int slot, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
+    public void OnHeader(int slot, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value, ulong valueId)
     {
         recording.Fields.Add(Encoding.Latin1.GetString(name) + ": " + Encoding.Latin1.GetString(value));
         recording.Slots.Add(slot);

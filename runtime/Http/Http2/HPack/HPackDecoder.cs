@@ -2,6 +2,7 @@ using System;
 using System.Buffers;
 using System.Numerics;
 using System.Runtime.CompilerServices;
+using System.Threading;
 
 namespace Falconet.Http.Http2.HPack;
 
@@ -47,11 +48,17 @@ internal sealed class HPackDecoder : IDisposable
     /// <summary>The largest dynamic table size the decoder accepts as a limit.</summary>
     public const int MaxDynamicTableSizeLimit = 1024 * 1024;
 
-    private readonly HPackDynamicTable _table;
+    // A struct: not readonly, so its methods update this field rather than a copy.
+    private HPackDynamicTable _table;
     private readonly int _maxHeaderListSize;
     private readonly int _maxStringLength;
     private readonly int _scratchLimit;
+    private const long EntryIdBlock = 1 << 16;
+    private static long s_entryIds = EntryIdBlock;
+
     private byte[] _scratch = [];
+    private ulong _nextEntryId;
+    private ulong _entryIdLimit;
     private StaticCodes _staticCodes;
 
     /// <summary>A decoder for one connection.</summary>
@@ -101,39 +108,34 @@ internal sealed class HPackDecoder : IDisposable
     public HPackDecodeResult Decode<THandler>(ReadOnlySpan<byte> block, ref THandler handler)
         where THandler : struct, IHPackHeaderHandler
     {
+        // The loop's state is never passed by reference, so it stays in registers; the rare paths return what they read.
         int position = 0;
         bool fieldSeen = false;
         long listSize = 0;
 
         // Once the block is refused no field is delivered, but every one is still decoded: the table must stay in step.
         HPackDecodeResult refusal = HPackDecodeResult.Success;
-        while (position < block.Length)
+        while ((uint)position < (uint)block.Length)
         {
-            byte first = block[position];
+            int first = block[position++];
             if (first >= 0x80)
             {
                 // Indexed field (RFC 7541 section 6.1).
-                HPackInteger.Result read = HPackInteger.TryDecode(block, ref position, 7, out int index);
-                if (read != HPackInteger.Result.Done)
+                int index = first & 0x7F;
+                if (index == 0x7F)
                 {
-                    return IntegerError(read);
+                    long read = HPackInteger.Continue(block, position, index);
+                    if (read < 0)
+                    {
+                        return IntegerError(read);
+                    }
+
+                    position = (int)(read >> 32);
+                    index = (int)read;
                 }
 
                 fieldSeen = true;
-                if (index <= HPackStaticTable.Count)
-                {
-                    if (index == 0)
-                    {
-                        return HPackDecodeResult.InvalidIndex;
-                    }
-
-                    if (refusal == HPackDecodeResult.Success)
-                    {
-                        ReadOnlySpan<byte> name = HPackStaticTable.GetName(index);
-                        refusal = Deliver(ref handler, StaticCode(index, name, ref handler), name, HPackStaticTable.GetValue(index), false, ref listSize);
-                    }
-                }
-                else
+                if (index > HPackStaticTable.Count)
                 {
                     int dynamicIndex = index - HPackStaticTable.Count;
                     if (dynamicIndex > _table.Count)
@@ -144,18 +146,40 @@ internal sealed class HPackDecoder : IDisposable
                     if (refusal == HPackDecodeResult.Success)
                     {
                         ref readonly HPackDynamicTable.Entry entry = ref _table[dynamicIndex];
-                        refusal = Deliver(ref handler, entry.Code, _table.GetName(entry), _table.GetValue(entry), entry.ValueMalformed, ref listSize);
+                        refusal = Deliver(ref handler, entry.Code, _table.GetName(entry), _table.GetValue(entry), entry.ValueMalformed, entry.Id, ref listSize);
                     }
+                }
+                else if (index != 0)
+                {
+                    if (refusal == HPackDecodeResult.Success)
+                    {
+                        ReadOnlySpan<byte> name = HPackStaticTable.GetName(index);
+                        refusal = Deliver(ref handler, StaticCode(index, name, ref handler), name, HPackStaticTable.GetValue(index), false, (ulong)index, ref listSize);
+                    }
+                }
+                else
+                {
+                    return HPackDecodeResult.InvalidIndex;
                 }
             }
             else if (first >= 0x40 || first < 0x20)
             {
                 // Literal with incremental indexing (6.2.1), without indexing (6.2.2) or never indexed (6.2.3).
                 fieldSeen = true;
-                HPackDecodeResult result = DecodeLiteral(block, ref position, indexing: first >= 0x40, ref handler, ref refusal, ref listSize);
-                if (result != HPackDecodeResult.Success)
+                bool indexing = first >= 0x40;
+                bool deliver = refusal == HPackDecodeResult.Success;
+                long read = DecodeLiteral(block, position - 1, indexing, needed: indexing || deliver, ref handler, out Literal literal);
+                if (read < 0)
                 {
-                    return result;
+                    return (HPackDecodeResult)(-read);
+                }
+
+                position = (int)read;
+                if (deliver)
+                {
+                    refusal = literal.Length != StringLength.Within
+                        ? HPackDecodeResult.HeaderListTooLarge
+                        : Deliver(ref handler, literal.Code, literal.Name, literal.Value, literal.ValueMalformed, 0, ref listSize);
                 }
             }
             else
@@ -166,10 +190,17 @@ internal sealed class HPackDecoder : IDisposable
                     return HPackDecodeResult.TableSizeUpdateAfterField;
                 }
 
-                HPackInteger.Result read = HPackInteger.TryDecode(block, ref position, 5, out int size);
-                if (read != HPackInteger.Result.Done)
+                int size = first & 0x1F;
+                if (size == 0x1F)
                 {
-                    return IntegerError(read);
+                    long read = HPackInteger.Continue(block, position, size);
+                    if (read < 0)
+                    {
+                        return IntegerError(read);
+                    }
+
+                    position = (int)(read >> 32);
+                    size = (int)read;
                 }
 
                 if (size > MaxDynamicTableSize)
@@ -195,17 +226,19 @@ internal sealed class HPackDecoder : IDisposable
         }
     }
 
-    private HPackDecodeResult DecodeLiteral<THandler>(ReadOnlySpan<byte> block, ref int position, bool indexing, ref THandler handler, ref HPackDecodeResult refusal, ref long listSize)
+    // A literal field (its representation's first byte at `position`): its name and value, read, checked and, with
+    // incremental indexing, added to the table; the caller delivers it. Returns the position after it, or the negated
+    // decoding error. Only a field that is delivered or stored (`needed`) has its name classified.
+    private long DecodeLiteral<THandler>(ReadOnlySpan<byte> block, int position, bool indexing, bool needed, ref THandler handler, out Literal literal)
         where THandler : struct, IHPackHeaderHandler
     {
+        literal = default;
         HPackInteger.Result indexRead = HPackInteger.TryDecode(block, ref position, indexing ? 6 : 4, out int nameIndex);
         if (indexRead != HPackInteger.Result.Done)
         {
-            return IntegerError(indexRead);
+            return -(long)IntegerError(indexRead);
         }
 
-        // Only a field that is delivered or stored needs its name classified; the rest of a refused block is only parsed.
-        bool needed = indexing || refusal == HPackDecodeResult.Success;
         ReadOnlySpan<byte> name;
         byte code = HPackFieldNames.InvalidName;
         int nameInScratch = 0;
@@ -215,7 +248,7 @@ internal sealed class HPackDecoder : IDisposable
             HPackDecodeResult read = ReadString(block, ref position, 0, out name, ref length);
             if (read != HPackDecodeResult.Success)
             {
-                return read;
+                return -(long)read;
             }
 
             if (needed && length != StringLength.Lost)
@@ -238,7 +271,7 @@ internal sealed class HPackDecoder : IDisposable
             int dynamicIndex = nameIndex - HPackStaticTable.Count;
             if (dynamicIndex > _table.Count)
             {
-                return HPackDecodeResult.InvalidIndex;
+                return -(long)HPackDecodeResult.InvalidIndex;
             }
 
             ref readonly HPackDynamicTable.Entry entry = ref _table[dynamicIndex];
@@ -255,12 +288,12 @@ internal sealed class HPackDecoder : IDisposable
         HPackDecodeResult valueRead = ReadString(block, ref position, nameInScratch, out ReadOnlySpan<byte> value, ref length);
         if (valueRead != HPackDecodeResult.Success)
         {
-            return valueRead;
+            return -(long)valueRead;
         }
 
         if (!needed)
         {
-            return HPackDecodeResult.Success;
+            return position;
         }
 
         // The scratch buffer may have grown while the value was decoded: the name is where it was copied.
@@ -280,18 +313,12 @@ internal sealed class HPackDecoder : IDisposable
             }
             else
             {
-                _table.Insert(name, value, code, valueMalformed);
+                _table.Insert(name, value, code, valueMalformed, NextEntryId());
             }
         }
 
-        if (refusal == HPackDecodeResult.Success)
-        {
-            refusal = length != StringLength.Within
-                ? HPackDecodeResult.HeaderListTooLarge
-                : Deliver(ref handler, code, name, value, valueMalformed, ref listSize);
-        }
-
-        return HPackDecodeResult.Success;
+        literal = new Literal(name, value, code, valueMalformed, length);
+        return position;
     }
 
     // A string literal (RFC 7541 section 5.2): the raw bytes in the block, or Huffman-decoded into the scratch buffer at
@@ -378,6 +405,20 @@ internal sealed class HPackDecoder : IDisposable
         _scratch = larger;
     }
 
+    // Identities of the table's entries: unique in the process (see IHPackHeaderHandler.OnHeader), taken from one counter
+    // in blocks, so a decoder touches the shared counter once per 65,536 insertions. Static entries are their index (1 to
+    // 61), below the first block.
+    private ulong NextEntryId()
+    {
+        if (_nextEntryId == _entryIdLimit)
+        {
+            _entryIdLimit = (ulong)Interlocked.Add(ref s_entryIds, EntryIdBlock);
+            _nextEntryId = _entryIdLimit - EntryIdBlock;
+        }
+
+        return _nextEntryId++;
+    }
+
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private byte StaticCode<THandler>(int index, ReadOnlySpan<byte> name, ref THandler handler)
         where THandler : struct, IHPackHeaderHandler
@@ -395,7 +436,7 @@ internal sealed class HPackDecoder : IDisposable
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private HPackDecodeResult Deliver<THandler>(ref THandler handler, byte code, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value, bool valueMalformed, ref long listSize)
+    private HPackDecodeResult Deliver<THandler>(ref THandler handler, byte code, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value, bool valueMalformed, ulong valueId, ref long listSize)
         where THandler : struct, IHPackHeaderHandler
     {
         listSize += name.Length + value.Length + HPackDynamicTable.EntryOverhead;
@@ -411,11 +452,11 @@ internal sealed class HPackDecoder : IDisposable
 
         if (code < HPackFieldNames.PseudoHeaderFlag)
         {
-            handler.OnHeader(code, name, value);
+            handler.OnHeader(code, name, value, valueId);
         }
         else if (code == HPackFieldNames.UnknownName)
         {
-            handler.OnHeader(-1, name, value);
+            handler.OnHeader(-1, name, value, valueId);
         }
         else if (code == HPackFieldNames.InvalidName || code == HPackFieldNames.PseudoHeaderFlag)
         {
@@ -431,6 +472,19 @@ internal sealed class HPackDecoder : IDisposable
 
     private static HPackDecodeResult IntegerError(HPackInteger.Result result) =>
         result == HPackInteger.Result.Truncated ? HPackDecodeResult.Truncated : HPackDecodeResult.IntegerOverflow;
+
+    private static HPackDecodeResult IntegerError(long continued) =>
+        continued == HPackInteger.TruncatedResult ? HPackDecodeResult.Truncated : HPackDecodeResult.IntegerOverflow;
+
+    /// <summary>A literal field as read, for the caller to deliver: spans into the block, the scratch buffer or the table.</summary>
+    private readonly ref struct Literal(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value, byte code, bool valueMalformed, StringLength length)
+    {
+        public readonly ReadOnlySpan<byte> Name = name;
+        public readonly ReadOnlySpan<byte> Value = value;
+        public readonly byte Code = code;
+        public readonly bool ValueMalformed = valueMalformed;
+        public readonly StringLength Length = length;
+    }
 
     /// <summary>How a literal's strings compare with the limits: within them, too long to deliver, or too long even to decode.</summary>
     private enum StringLength : byte

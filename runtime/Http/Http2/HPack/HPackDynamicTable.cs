@@ -1,6 +1,8 @@
 using System;
 using System.Buffers;
 using System.Numerics;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace Falconet.Http.Http2.HPack;
 
@@ -9,12 +11,12 @@ namespace Falconet.Http.Http2.HPack;
 /// maximum size (name + value + 32 per entry). Each entry keeps the field code its name resolved to on insertion.
 /// </summary>
 /// <remarks>
-/// Entry bytes are appended to one buffer of twice the largest table size, never wrapped, so each entry is one span;
+/// A struct, kept in a field of the decoder: one indirection less on every indexed field. Entry bytes are appended to one buffer of twice the largest table size, never wrapped, so each entry is one span;
 /// when the end is reached the live bytes (at most one table size) move to the front, at most once per table size of
 /// bytes inserted. Buffer and entry ring are rented from the shared array pools on the first insert and returned by
 /// <see cref="Dispose"/>: an idle connection with an empty table holds neither.
 /// </remarks>
-internal sealed class HPackDynamicTable : IDisposable
+internal struct HPackDynamicTable : IDisposable
 {
     /// <summary>What RFC 7541 section 4.1 adds to the length of name and value for the size of an entry.</summary>
     public const int EntryOverhead = 32;
@@ -37,25 +39,30 @@ internal sealed class HPackDynamicTable : IDisposable
     }
 
     /// <summary>The number of entries.</summary>
-    public int Count => _count;
+    public readonly int Count => _count;
 
     /// <summary>The size of the table in RFC 7541's accounting.</summary>
-    public int Size => _size;
+    public readonly int Size => _size;
 
     /// <summary>The current maximum size, as the last size update set it.</summary>
-    public int MaxSize => _maxSize;
+    public readonly int MaxSize => _maxSize;
 
     /// <summary>The largest maximum size the table can take.</summary>
-    public int Capacity => _capacity;
+    public readonly int Capacity => _capacity;
 
     /// <summary>The entry at a dynamic index: 1 is the newest. The caller has checked <paramref name="index"/> against <see cref="Count"/>.</summary>
-    public ref readonly Entry this[int index] => ref _entries[(_newest - index + 1) & _mask];
+    public readonly ref readonly Entry this[int index] =>
+        ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_entries), (_newest - index + 1) & _mask);
+
+    // The entries' offsets and lengths are the table's own, always within the buffer: no bounds to check again.
 
     /// <summary>The name of an entry.</summary>
-    public ReadOnlySpan<byte> GetName(in Entry entry) => _bytes.AsSpan(entry.Offset, entry.NameLength);
+    public readonly ReadOnlySpan<byte> GetName(in Entry entry) =>
+        MemoryMarshal.CreateReadOnlySpan(ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_bytes), entry.Offset), entry.NameLength);
 
     /// <summary>The value of an entry.</summary>
-    public ReadOnlySpan<byte> GetValue(in Entry entry) => _bytes.AsSpan(entry.Offset + entry.NameLength, entry.ValueLength);
+    public readonly ReadOnlySpan<byte> GetValue(in Entry entry) =>
+        MemoryMarshal.CreateReadOnlySpan(ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_bytes), entry.Offset + entry.NameLength), entry.ValueLength);
 
     /// <summary>Sets the maximum size (at most <see cref="Capacity"/>), evicting entries beyond it.</summary>
     public void SetMaxSize(int maxSize)
@@ -72,7 +79,7 @@ internal sealed class HPackDynamicTable : IDisposable
     /// table and is not added (RFC 7541 section 4.4). <paramref name="name"/> and <paramref name="value"/> must not
     /// point into this table (an evicted or moved entry could be overwritten while they are copied).
     /// </summary>
-    public void Insert(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value, byte code, bool valueMalformed)
+    public void Insert(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value, byte code, bool valueMalformed, ulong id)
     {
         int length = name.Length + value.Length;
         if ((long)length + EntryOverhead > _maxSize)
@@ -96,7 +103,7 @@ internal sealed class HPackDynamicTable : IDisposable
         name.CopyTo(target);
         value.CopyTo(target[name.Length..]);
         _newest = (_newest + 1) & _mask;
-        _entries[_newest] = new Entry(_end, name.Length, value.Length, code, valueMalformed);
+        _entries[_newest] = new Entry(_end, name.Length, value.Length, code, valueMalformed, id);
         _end += length;
         _count++;
         _size += length + EntryOverhead;
@@ -156,14 +163,16 @@ internal sealed class HPackDynamicTable : IDisposable
 
     /// <summary>
     /// One entry: where its name and value are in the buffer, the field code its name resolved to (a slot, a
-    /// pseudo-header, an unknown or an invalid name), and whether its value is one a request may not carry.
+    /// pseudo-header, an unknown or an invalid name), whether its value is one a request may not carry, and its identity
+    /// (unique in the process: the same identity always comes with the same bytes).
     /// </summary>
-    internal struct Entry(int offset, int nameLength, int valueLength, byte code, bool valueMalformed)
+    internal struct Entry(int offset, int nameLength, int valueLength, byte code, bool valueMalformed, ulong id)
     {
         public int Offset = offset;
         public readonly int NameLength = nameLength;
         public readonly int ValueLength = valueLength;
         public readonly byte Code = code;
         public readonly bool ValueMalformed = valueMalformed;
+        public readonly ulong Id = id;
     }
 }

@@ -76,6 +76,26 @@ internal static class HPackInteger
         return written;
     }
 
+    /// <summary>
+    /// The rest of an integer whose prefix was all ones (<paramref name="prefix"/>, its value so far), from
+    /// <paramref name="position"/>: the new position in the high 32 bits and the value in the low 32, or
+    /// <see cref="TruncatedResult"/> or <see cref="OverflowResult"/>. Nothing by reference, so a caller's position stays
+    /// in a register.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static long Continue(ReadOnlySpan<byte> source, int position, int prefix)
+    {
+        int value = prefix;
+        Result result = DecodeContinuation(source, ref position, ref value);
+        return result == Result.Done ? ((long)position << 32) | (uint)value : result == Result.Truncated ? TruncatedResult : OverflowResult;
+    }
+
+    /// <summary>What <see cref="Continue"/> returns when the input ends inside the integer.</summary>
+    public const long TruncatedResult = -1;
+
+    /// <summary>What <see cref="Continue"/> returns for a value past 2^31 - 1 or too many bytes.</summary>
+    public const long OverflowResult = -2;
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static Result DecodeContinuation(ReadOnlySpan<byte> source, ref int position, ref int value)
     {

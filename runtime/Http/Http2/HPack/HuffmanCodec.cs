@@ -25,11 +25,14 @@ internal static class HuffmanCodec
     /// </summary>
     public static int Decode(ReadOnlySpan<byte> source, Span<byte> destination)
     {
+        // Every local stays in a register: nothing here is passed by reference, the rare paths included.
         ref uint windows = ref MemoryMarshal.GetReference(HPackHuffman.DecodeWindows);
+        ref byte input = ref MemoryMarshal.GetReference(source);
         ref byte output = ref MemoryMarshal.GetReference(destination);
+        nuint length = (nuint)source.Length;
+        nuint position = 0;
         int capacity = destination.Length;
         int written = 0;
-        int input = 0;
 
         // The next bits of input, the first at the top; `bits` of them are valid. Below them the accumulator may hold
         // bits of bytes not yet counted (an 8-byte load takes more than it counts): the same bits a later load puts there.
@@ -37,17 +40,18 @@ internal static class HuffmanCodec
         int bits = 0;
         while (true)
         {
-            if (source.Length - input >= sizeof(ulong))
+            if (length - position >= sizeof(ulong))
             {
-                accumulator |= BinaryPrimitives.ReadUInt64BigEndian(source[input..]) >> bits;
-                input += (63 - bits) >> 3;
+                ulong next = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref input, position));
+                accumulator |= (BitConverter.IsLittleEndian ? BinaryPrimitives.ReverseEndianness(next) : next) >> bits;
+                position += (nuint)((63 - bits) >> 3);
                 bits |= 56;
             }
             else
             {
-                while (bits <= 56 && input < source.Length)
+                while (bits <= 56 && position < length)
                 {
-                    accumulator |= (ulong)source[input++] << (56 - bits);
+                    accumulator |= (ulong)Unsafe.Add(ref input, position++) << (56 - bits);
                     bits += 8;
                 }
 
@@ -57,8 +61,8 @@ internal static class HuffmanCodec
                 }
             }
 
-            // At least 12 valid bits; after a full refill at least 56, so four windows without a check of the input.
-            while (bits >= HPackHuffman.PeekBits)
+            // At least 12 valid bits; after a full refill at least 56, so four windows without a look at the input.
+            do
             {
                 uint entry = Unsafe.Add(ref windows, (nint)(accumulator >> WindowShift));
                 int count = (int)(entry >> HPackHuffman.CountShift) & 3;
@@ -72,8 +76,36 @@ internal static class HuffmanCodec
                     // A code longer than the window: the rest of it bit by bit down the tree (rare: no ASCII letter or digit).
                     accumulator <<= HPackHuffman.PeekBits;
                     bits -= HPackHuffman.PeekBits;
-                    int symbol = DecodeLongCode((int)(entry & 0xFFFF), ref accumulator, ref bits, source, ref input);
-                    if (symbol < 0)
+                    int node = (int)(entry >> HPackHuffman.NodeShift) & 0xFFFF;
+                    int child;
+                    while (true)
+                    {
+                        if (bits == 0)
+                        {
+                            if (position == length)
+                            {
+                                // More than 7 bits of a code at the end: too long to be padding.
+                                return Invalid;
+                            }
+
+                            // Whole bytes from here: the bits below the valid ones are zeros or this same input.
+                            accumulator |= (ulong)Unsafe.Add(ref input, position++) << 56;
+                            bits = 8;
+                        }
+
+                        child = Unsafe.Add(ref MemoryMarshal.GetReference(HPackHuffman.LongCodeTree), (nint)((node * 2) + (int)(accumulator >> 63)));
+                        accumulator <<= 1;
+                        bits--;
+                        if ((child & HPackHuffman.LeafFlag) != 0)
+                        {
+                            break;
+                        }
+
+                        node = child;
+                    }
+
+                    int symbol = child & 0x1FF;
+                    if (symbol == HPackHuffman.EndOfString)
                     {
                         return Invalid;
                     }
@@ -90,7 +122,7 @@ internal static class HuffmanCodec
                 if (written + 1 < capacity && BitConverter.IsLittleEndian)
                 {
                     // Both symbol bytes at once; the second is overwritten next when the entry holds one symbol.
-                    Unsafe.WriteUnaligned(ref Unsafe.Add(ref output, written), (ushort)entry);
+                    Unsafe.WriteUnaligned(ref Unsafe.Add(ref output, written), (ushort)(entry >> HPackHuffman.FirstShift));
                 }
                 else
                 {
@@ -98,10 +130,12 @@ internal static class HuffmanCodec
                 }
 
                 written += count;
-                int consumed = (int)(entry >> HPackHuffman.ConsumedShift) & 0xF;
-                accumulator <<= consumed;
-                bits -= consumed;
+
+                // The bits consumed are the entry's low six bits: a 64-bit shift uses only those.
+                accumulator <<= (int)entry;
+                bits -= (int)entry & HPackHuffman.ConsumedMask;
             }
+            while (bits >= HPackHuffman.PeekBits);
         }
     }
 
@@ -220,44 +254,11 @@ internal static class HuffmanCodec
         return written;
     }
 
-    // The rest of a code longer than the window, from the tree node the window ended at; -1 for EOS or an unfinished code.
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private static int DecodeLongCode(int node, ref ulong accumulator, ref int bits, ReadOnlySpan<byte> source, ref int input)
-    {
-        ref ushort tree = ref MemoryMarshal.GetReference(HPackHuffman.LongCodeTree);
-        while (true)
-        {
-            if (bits == 0)
-            {
-                if (input == source.Length)
-                {
-                    // More than 7 bits of a code at the end: too long to be padding.
-                    return -1;
-                }
-
-                // Only whole bytes from here: the bits below the valid ones are zeros or the same input.
-                accumulator |= (ulong)source[input++] << 56;
-                bits = 8;
-            }
-
-            int child = Unsafe.Add(ref tree, (nint)((node * 2) + (int)(accumulator >> 63)));
-            accumulator <<= 1;
-            bits--;
-            if ((child & HPackHuffman.LeafFlag) != 0)
-            {
-                int symbol = child & 0x1FF;
-                return symbol == HPackHuffman.EndOfString ? -1 : symbol;
-            }
-
-            node = child;
-        }
-    }
-
     private static void WriteSymbols(ref byte output, int capacity, int written, uint entry, int count)
     {
         if (written < capacity)
         {
-            Unsafe.Add(ref output, written) = (byte)entry;
+            Unsafe.Add(ref output, written) = (byte)(entry >> HPackHuffman.FirstShift);
         }
 
         if (count == 2 && written + 1 < capacity)

@@ -25,8 +25,11 @@ public interface IHPackHeaderHandler
 
     /// <summary>
     /// A regular field: <paramref name="slot"/> is what <see cref="ResolveSlot"/> gave for its name (or the generated
-    /// static-table slot), so a collection stores it with <c>TryAppendMatched(slot, name, value)</c>; -1 for a name
-    /// outside the set. The name is a lower-case token; the value has been checked like an HTTP/1.1 field value.
+    /// static-table slot), -1 for a name outside the set, so a collection stores it with
+    /// <c>TryAppendMatched(slot, name, value, valueId)</c>. The name is a lower-case token; the value has been checked like
+    /// an HTTP/1.1 field value. <paramref name="valueId"/> names the bytes of a field from the static or dynamic table
+    /// (every dynamic entry has its own, unique in the process, so the same id always comes with the same value): the
+    /// collection then reuses the previous request's string for it without comparing; 0 for a literal.
     /// </summary>
-    void OnHeader(int slot, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value);
+    void OnHeader(int slot, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value, ulong valueId);
 }
