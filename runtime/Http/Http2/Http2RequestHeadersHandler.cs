@@ -95,7 +95,7 @@ internal struct Http2RequestHeadersHandler<THeaderSet> : IHPackHeaderHandler
         }
     }
 
-    public readonly void OnHeader(int slot, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
+    public readonly void OnHeader(int slot, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value, ulong valueId)
     {
         _head.CountField(_maxFields);
         if (slot >= 0 && slot < HeaderTable.ContentLengthIndex)
@@ -149,7 +149,7 @@ internal struct Http2RequestHeadersHandler<THeaderSet> : IHPackHeaderHandler
             return;
         }
 
-        if (!headers.TryAppendMatched(slot, name, value))
+        if (!headers.TryAppendMatched(slot, name, value, valueId))
         {
             // An invalid or conflicting Content-Length.
             _head.SetMalformed("an invalid content-length");

@@ -390,7 +390,7 @@ internal sealed class Http2Client : IDisposable
         public void OnPseudoHeader(PseudoHeader header, ReadOnlySpan<byte> value)
             => fields[":" + header.ToString().ToLowerInvariant()] = Encoding.Latin1.GetString(value);
 
-        public void OnHeader(int slot, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
+        public void OnHeader(int slot, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value, ulong valueId)
         {
             string key = Encoding.Latin1.GetString(name);
             string text = Encoding.Latin1.GetString(value);
