@@ -1,17 +1,12 @@
 using System;
-using System.Buffers;
-using System.Net;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
-using System.Threading.Tasks.Sources;
 using BenchmarkDotNet.Attributes;
 using Falconet.Buffers;
 using Falconet.Http;
 using Falconet.Http.Http1;
-using Falconet.Transport;
 using Microsoft.Extensions.Logging.Abstractions;
-using Microsoft.Extensions.Primitives;
 
 namespace Falconet.Benchmarks;
 
@@ -129,7 +124,7 @@ public class ConnectionLoopBenchmarks
             }
 
             _batch = Encoding.ASCII.GetBytes(batch.ToString());
-            _settings = new HttpConnectionSettings(new PlaintextApplication(), new HttpLimits(), 64 * 1024, 64 * 1024,
+            _settings = new HttpConnectionSettings(new PlaintextBenchmarkApplication(), new HttpLimits(), 64 * 1024, 64 * 1024,
                 TimeSpan.FromSeconds(130), TimeSpan.FromSeconds(30), TimeProvider.System, NullLogger.Instance, CancellationToken.None);
         }
 
@@ -138,37 +133,10 @@ public class ConnectionLoopBenchmarks
         {
             var transport = new BatchConnection(_pool, _batch, BatchesPerConnection);
             var connection = new HttpConnection(transport, _settings);
-            Task run = connection.RunAsync();
 
             // Each receive waits, as on a socket, and is completed here with the next batch; the connection's loop resumes on
             // this thread inside the completion, as it does in a libuv read callback, and runs until its next receive waits.
-            while (!run.IsCompleted)
-            {
-                transport.CompleteReceive();
-            }
-
-            run.GetAwaiter().GetResult();
-            return transport.SentBytes;
-        }
-    }
-
-    /// <summary>The sample's /plaintext endpoint: Content-Type and a 13-byte body, Content-Length from the server.</summary>
-    private sealed class PlaintextApplication : IHttpApplication
-    {
-        private static readonly StringValues s_textPlain = new("text/plain");
-
-        public ValueTask Handle(HttpContext context)
-        {
-            HttpResponse response = context.Response;
-            if (!context.Request.PathBytes.SequenceEqual("/plaintext"u8))
-            {
-                response.StatusCode = 404;
-                return default;
-            }
-
-            response.Headers.ContentType = s_textPlain;
-            response.Write("Hello, World!"u8);
-            return default;
+            return transport.Drive(connection.RunAsync());
         }
     }
 

@@ -2,16 +2,12 @@ using System;
 using System.Buffers;
 using System.Buffers.Binary;
 using System.Collections.Generic;
-using System.Net;
 using System.Threading;
 using System.Threading.Tasks;
-using System.Threading.Tasks.Sources;
 using Falconet.Buffers;
 using Falconet.Http;
 using Falconet.Http.Http2;
-using Falconet.Transport;
 using Microsoft.Extensions.Logging.Abstractions;
-using Microsoft.Extensions.Primitives;
 
 namespace Falconet.Benchmarks;
 
@@ -98,7 +94,7 @@ public static class Http2ConnectionLoopBenchmarks
         public ConnectionLoop(int streams)
         {
             _streams = streams;
-            _settings = new HttpConnectionSettings(new PlaintextApplication(), new HttpLimits(), 64 * 1024, 64 * 1024,
+            _settings = new HttpConnectionSettings(new PlaintextBenchmarkApplication(), new HttpLimits(), 64 * 1024, 64 * 1024,
                 TimeSpan.FromSeconds(130), TimeSpan.FromSeconds(30), TimeProvider.System, NullLogger.Instance, CancellationToken.None);
         }
 
@@ -106,34 +102,7 @@ public static class Http2ConnectionLoopBenchmarks
         {
             var transport = new FrameConnection(_pool, _streams, BatchesPerConnection);
             var connection = new Http2Connection(transport, _settings);
-            Task run = connection.RunAsync();
-            while (!run.IsCompleted)
-            {
-                transport.CompleteReceive();
-            }
-
-            run.GetAwaiter().GetResult();
-            return transport.SentBytes;
-        }
-    }
-
-    /// <summary>The sample's /plaintext endpoint: Content-Type and a 13-byte body, Content-Length from the server.</summary>
-    private sealed class PlaintextApplication : IHttpApplication
-    {
-        private static readonly StringValues s_textPlain = new("text/plain");
-
-        public ValueTask Handle(HttpContext context)
-        {
-            HttpResponse response = context.Response;
-            if (!context.Request.PathBytes.SequenceEqual("/plaintext"u8))
-            {
-                response.StatusCode = 404;
-                return default;
-            }
-
-            response.Headers.ContentType = s_textPlain;
-            response.Write("Hello, World!"u8);
-            return default;
+            return transport.Drive(connection.RunAsync());
         }
     }
 

@@ -62,6 +62,21 @@ internal abstract class InMemoryConnection(SlabMemoryPool pool) : TransportConne
         _receive.SetResult(count);
     }
 
+    /// <summary>
+    /// Runs a connection over this transport to the peer's close: each receive waits, as on a socket, and is completed here;
+    /// the connection's loop resumes on this thread inside the completion, as in a libuv read callback. Returns the bytes sent.
+    /// </summary>
+    public long Drive(Task run)
+    {
+        while (!run.IsCompleted)
+        {
+            CompleteReceive();
+        }
+
+        run.GetAwaiter().GetResult();
+        return SentBytes;
+    }
+
     public override ValueTask SendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct = default)
     {
         SentBytes += buffers.Length;
