@@ -36,6 +36,14 @@ internal static partial class SchemaReader
         {
             int offset = context.Positions.ByteOffset(exception.LineNumber ?? 0, exception.BytePositionInLine ?? 0);
             context.Report(DiagnosticDescriptors.InvalidJson, context.Positions.Locate(offset, 0), TrimPosition(exception.Message));
+
+            // Nothing of a file that does not parse is used: the entries read before the error are dropped, so a half-read
+            // file adds no headers and no second error (a duplicate, an overflow) on top of FALC001.
+            context.Methods.Clear();
+            context.Versions.Clear();
+            context.RequestHeaders.Clear();
+            context.ResponseHeaders.Clear();
+            context.HPack = null;
         }
 
         return context.ToFile();

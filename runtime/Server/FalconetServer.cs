@@ -164,6 +164,7 @@ public partial class FalconetServer : IAsyncDisposable
             MinResponseDataRate = options.MinResponseDataRate?.ToLimit(options.TimeProvider) ?? default,
             Http2 = options.Http2,
             DrainIdleTimeout = HttpConnectionSettings.ToTimestampTicks(options.DrainIdleTimeout, options.TimeProvider),
+            ForwardedHeaders = options.ForwardedHeaders,
         };
         DateHeaderValues.Acquire();
         try
