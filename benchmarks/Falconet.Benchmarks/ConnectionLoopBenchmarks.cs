@@ -1,17 +1,12 @@
 using System;
-using System.Buffers;
-using System.Net;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
-using System.Threading.Tasks.Sources;
 using BenchmarkDotNet.Attributes;
 using Falconet.Buffers;
 using Falconet.Http;
 using Falconet.Http.Http1;
-using Falconet.Transport;
 using Microsoft.Extensions.Logging.Abstractions;
-using Microsoft.Extensions.Primitives;
 
 namespace Falconet.Benchmarks;
 
@@ -129,7 +124,7 @@ public class ConnectionLoopBenchmarks
             }
 
             _batch = Encoding.ASCII.GetBytes(batch.ToString());
-            _settings = new HttpConnectionSettings(new PlaintextApplication(), new HttpLimits(), 64 * 1024, 64 * 1024,
+            _settings = new HttpConnectionSettings(new PlaintextBenchmarkApplication(), new HttpLimits(), 64 * 1024, 64 * 1024,
                 TimeSpan.FromSeconds(130), TimeSpan.FromSeconds(30), TimeProvider.System, NullLogger.Instance, CancellationToken.None);
         }
 
@@ -138,37 +133,10 @@ public class ConnectionLoopBenchmarks
         {
             var transport = new BatchConnection(_pool, _batch, BatchesPerConnection);
             var connection = new HttpConnection(transport, _settings);
-            Task run = connection.RunAsync();
 
             // Each receive waits, as on a socket, and is completed here with the next batch; the connection's loop resumes on
             // this thread inside the completion, as it does in a libuv read callback, and runs until its next receive waits.
-            while (!run.IsCompleted)
-            {
-                transport.CompleteReceive();
-            }
-
-            run.GetAwaiter().GetResult();
-            return transport.SentBytes;
-        }
-    }
-
-    /// <summary>The sample's /plaintext endpoint: Content-Type and a 13-byte body, Content-Length from the server.</summary>
-    private sealed class PlaintextApplication : IHttpApplication
-    {
-        private static readonly StringValues s_textPlain = new("text/plain");
-
-        public ValueTask Handle(HttpContext context)
-        {
-            HttpResponse response = context.Response;
-            if (!context.Request.PathBytes.SequenceEqual("/plaintext"u8))
-            {
-                response.StatusCode = 404;
-                return default;
-            }
-
-            response.Headers.ContentType = s_textPlain;
-            response.Write("Hello, World!"u8);
-            return default;
+            return transport.Drive(connection.RunAsync());
         }
     }
 
@@ -177,85 +145,31 @@ public class ConnectionLoopBenchmarks
     /// the next batch once the responses arrived), and then closes. A receive waits until <see cref="CompleteReceive"/>
     /// delivers the next batch (or the close); every send completes at once.
     /// </summary>
-    private sealed class BatchConnection(SlabMemoryPool pool, byte[] batch, int batches) : TransportConnection, IValueTaskSource<int>
+    private sealed class BatchConnection(SlabMemoryPool pool, byte[] batch, int batches) : InMemoryConnection(pool)
     {
-        private static readonly IPEndPoint s_endPoint = new(IPAddress.Loopback, 0);
-        private ManualResetValueTaskSourceCore<int> _receive;
-        private Memory<byte> _buffer;
-        private bool _pending;
         private int _remainingBatches = batches;
         private int _offset;
 
-        public long SentBytes { get; private set; }
-
-        public override EndPoint? LocalEndPoint => s_endPoint;
-
-        public override EndPoint? RemoteEndPoint => s_endPoint;
-
-        public override SlabMemoryPool Pool => pool;
-
-        public override ValueTask<int> ReceiveAsync(Memory<byte> buffer, CancellationToken ct = default)
+        /// <summary>The next batch, or what fits of it, or 0 once every batch was sent.</summary>
+        protected override int Fill(Span<byte> buffer)
         {
-            if (_pending)
+            if (_remainingBatches == 0)
             {
-                throw new InvalidOperationException("A receive is already pending.");
+                return 0;
             }
 
-            _buffer = buffer;
-            _pending = true;
-            _receive.Reset();
-            return new ValueTask<int>(this, _receive.Version);
-        }
-
-        /// <summary>Completes the pending receive with the next batch, or what fits of it, or 0 once every batch was sent.</summary>
-        public void CompleteReceive()
-        {
-            if (!_pending)
+            int count = Math.Min(batch.Length - _offset, buffer.Length);
+            batch.AsSpan(_offset, count).CopyTo(buffer);
+            _offset += count;
+            if (_offset == batch.Length)
             {
-                throw new InvalidOperationException("The connection waited for something other than a receive.");
+                _offset = 0;
+                _remainingBatches--;
             }
 
-            int count = 0;
-            if (_remainingBatches > 0)
-            {
-                count = Math.Min(batch.Length - _offset, _buffer.Length);
-                batch.AsSpan(_offset, count).CopyTo(_buffer.Span);
-                _offset += count;
-                if (_offset == batch.Length)
-                {
-                    _offset = 0;
-                    _remainingBatches--;
-                }
-            }
-
-            _pending = false;
-            _buffer = default;
-            _receive.SetResult(count);
+            return count;
         }
 
-        public override ValueTask SendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct = default)
-        {
-            SentBytes += buffers.Length;
-            return default;
-        }
-
-        public override void Schedule(IThreadPoolWorkItem workItem) => workItem.Execute();
-
-        public override void StopReceiving() => _remainingBatches = 0;
-
-        public override void ShutdownSend()
-        {
-        }
-
-        public override void Abort() => _remainingBatches = 0;
-
-        public override ValueTask DisposeAsync() => default;
-
-        public int GetResult(short token) => _receive.GetResult(token);
-
-        public ValueTaskSourceStatus GetStatus(short token) => _receive.GetStatus(token);
-
-        public void OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags)
-            => _receive.OnCompleted(continuation, state, token, flags);
+        protected override void End() => _remainingBatches = 0;
     }
 }

@@ -10,9 +10,9 @@ namespace Falconet.Http;
 /// </summary>
 public class HttpContext
 {
-    private readonly HttpConnection _connection;
+    private readonly IHttpContextOwner _connection;
 
-    internal HttpContext(HttpConnection connection, HttpRequest request, HttpResponse response)
+    internal HttpContext(IHttpContextOwner connection, HttpRequest request, HttpResponse response)
     {
         _connection = connection;
         Request = request;
@@ -36,7 +36,7 @@ public class HttpContext
     public EndPoint? RemoteEndPoint => (EndPoint?)Request.Forwarded?.RemoteEndPoint ?? _connection.RemoteEndPoint;
 
     /// <summary>A number that identifies the connection within the server.</summary>
-    public long ConnectionId => _connection.Id;
+    public long ConnectionId => _connection.ConnectionId;
 
     /// <summary>
     /// An object the application keeps with the connection across its requests (null at first): per-connection state
@@ -45,7 +45,10 @@ public class HttpContext
     public object? ConnectionState { get; set; }
 
     /// <summary>How many requests this connection has started, this one included.</summary>
-    public long RequestNumber => _connection.RequestCount;
+    public long RequestNumber => _connection.RequestNumber;
+
+    /// <summary>The HTTP/2 stream that carries the request; 0 on HTTP/1.1.</summary>
+    public int StreamId => _connection.StreamId;
 
     /// <summary>The transport the connection runs on (TLS layers read their negotiated parameters from it).</summary>
     internal Falconet.Transport.TransportConnection Transport => _connection.Transport;
@@ -60,8 +63,15 @@ public class HttpContext
     public CancellationToken RequestAborted => _connection.RequestAborted;
 
     /// <summary>
-    /// Closes the connection at once (TCP reset) after the handler returns; nothing more is sent. Cancels
+    /// HTTP/1.1: closes the connection at once (TCP reset) after the handler returns; nothing more is sent. HTTP/2: resets the
+    /// request's stream at once (RST_STREAM with INTERNAL_ERROR); the connection's other streams go on. Cancels
     /// <see cref="RequestAborted"/>.
     /// </summary>
-    public void Abort() => _connection.RequestAbort();
+    public void Abort() => _connection.Abort();
+
+    /// <summary>
+    /// HTTP/2: resets the request's stream at once with <paramref name="errorCode"/> (an RFC 9113 error code, such as
+    /// <see cref="Http2ErrorCode.Cancel"/>); HTTP/1.1 has no such signal and does what <see cref="Abort"/> does.
+    /// </summary>
+    public void Reset(int errorCode) => _connection.Reset(errorCode);
 }

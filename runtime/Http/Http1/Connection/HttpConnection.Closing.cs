@@ -17,8 +17,15 @@ internal sealed partial class HttpConnection
     }
 
     /// <summary>Closes the connection at once (shutdown timeout passed).</summary>
-    public void Abort()
+    public override void Abort()
     {
+        if (Volatile.Read(ref _http2) is { } http2)
+        {
+            http2.Abort();
+            _abortRequested = true;
+            return;
+        }
+
         _closeReason = ConnectionCloseReason.ShutdownTimeout;
         Signal(Http1ConnectionSignals.AbortRequested);
         _abortSignal.Abort();

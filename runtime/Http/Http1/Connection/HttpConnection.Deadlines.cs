@@ -1,3 +1,4 @@
+using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Diagnostics;
 
@@ -19,8 +20,15 @@ internal sealed partial class HttpConnection
     /// cancels that signal before calling this, so one side always sees the other. Bytes of a request may arrive as the
     /// receive is stopped: the loop then answers the request if its head came whole, and closes without an answer otherwise.
     /// </remarks>
-    public void CloseIfIdle()
+    public override void CloseIfIdle()
     {
+        if (Volatile.Read(ref _http2) is { } http2)
+        {
+            // HTTP/2 needs no grace for idle connections: its GOAWAY tells the client which streams were taken up.
+            http2.CloseIfIdle();
+            return;
+        }
+
         if (_status == Http1ConnectionStatus.WaitingForRequest && _settings.DrainIdleTimeout > 0)
         {
             // The heartbeat closes it when the shortened deadline passes, as for a keep-alive timeout.
@@ -39,8 +47,14 @@ internal sealed partial class HttpConnection
     /// stops the receive of a request body that arrives below its minimum rate (the body read then fails with 408);
     /// resets a connection whose client reads the response below its minimum rate (it cannot be told otherwise).
     /// </summary>
-    public void OnHeartbeat(long now)
+    public override void OnHeartbeat(long now)
     {
+        if (Volatile.Read(ref _http2) is { } http2)
+        {
+            http2.OnHeartbeat(now);
+            return;
+        }
+
         if (_deadline.TryExpireIfPassed(now))
         {
             StopReceiving();
