@@ -398,3 +398,9 @@ public sealed class Http2DefenceTestsOverTls : Http2DefenceTests
 {
     protected override bool Https => true;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class Http2DefenceTestsOnIoUring : Http2DefenceTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

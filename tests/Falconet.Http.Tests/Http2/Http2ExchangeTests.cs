@@ -509,3 +509,17 @@ public sealed class Http2ExchangeTestsOverTlsOnLibuv : Http2ExchangeTests
 
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class Http2ExchangeTestsOnIoUring : Http2ExchangeTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}
+
+/// <summary>The same tests over TLS on the io_uring transport.</summary>
+public sealed class Http2ExchangeTestsOverTlsOnIoUring : Http2ExchangeTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

@@ -355,3 +355,9 @@ public sealed class Http2ProtocolErrorTestsOverTls : Http2ProtocolErrorTests
 {
     protected override bool Https => true;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class Http2ProtocolErrorTestsOnIoUring : Http2ProtocolErrorTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}
