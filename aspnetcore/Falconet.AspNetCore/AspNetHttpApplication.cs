@@ -83,7 +83,9 @@ internal sealed class AspNetHttpApplication<TContext> : FalconetHttpApplication
 
         if (features.HasOnCompleted)
         {
-            if (failure is null)
+            // A response completed here would leave nothing for Falconet to answer a broken body with: it would find the
+            // body's fault after a sent response and reset the connection. Left to Falconet, the client gets the 400.
+            if (failure is null && !features.RequestBodyFaulted)
             {
                 try
                 {

@@ -29,6 +29,9 @@ internal sealed class AspNetRequestBodyStream : Stream
     /// <summary>True once the application asked for body bytes in this request.</summary>
     public bool HasStartedReading { get; private set; }
 
+    /// <summary>True once a read found the body malformed, cut short or too slow (Falconet answers the request itself then).</summary>
+    public bool Faulted { get; private set; }
+
     private RequestBodyReader Reader => _features.Context.Request.BodyReader;
 
     public override bool CanRead => true;
@@ -48,6 +51,7 @@ internal sealed class AspNetRequestBodyStream : Stream
     public void Reset()
     {
         HasStartedReading = false;
+        Faulted = false;
         _read = 0;
     }
 
@@ -160,8 +164,11 @@ internal sealed class AspNetRequestBodyStream : Stream
         }
     }
 
-    private static AspNetBadHttpRequestException Translate(FalconetBadHttpRequestException exception)
-        => new(exception.Message, exception.StatusCode, exception);
+    private AspNetBadHttpRequestException Translate(FalconetBadHttpRequestException exception)
+    {
+        Faulted = true;
+        return new AspNetBadHttpRequestException(exception.Message, exception.StatusCode, exception);
+    }
 }
 
 /// <summary>

@@ -77,6 +77,13 @@ internal sealed partial class ConnectionFeatures<TContext> : IFeatureCollection,
     /// <summary>True when the application registered callbacks that must run once the response is sent.</summary>
     public bool HasOnCompleted => _onCompleted.Count != 0;
 
+    /// <summary>
+    /// True when reading the request body failed on the client's side (malformed chunked framing, a forbidden trailer, a body
+    /// cut short or too slow): the connection cannot continue, and Falconet answers the request itself when the application
+    /// has not started a response, whatever the application made of the exception.
+    /// </summary>
+    public bool RequestBodyFaulted => _defaultRequestBody.Faulted;
+
     /// <summary>Prepares the object for the next request of the connection.</summary>
     public void Reset()
     {

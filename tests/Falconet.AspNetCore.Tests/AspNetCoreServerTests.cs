@@ -320,9 +320,10 @@ public class AspNetCoreServerTests
 
             host.App.Services.GetRequiredService<IHostApplicationLifetime>().StopApplication();
             Task stopped = host.App.WaitForShutdownAsync();
-            await Task.Delay(200);
+
+            // The listeners close as the stop begins (on libuv one per loop, each closed on its loop thread).
+            await WaitUntilAsync(() => Record.Exception(() => RawClient.Connect(host.EndPoint).Dispose()) is SocketException);
             stopped.IsCompleted.ShouldBeFalse();
-            Should.Throw<SocketException>(() => RawClient.Connect(host.EndPoint).Dispose());
 
             release.TrySetResult();
             RawResponse response = await client.ReadResponseAsync();

@@ -1,5 +1,4 @@
 using System;
-using System.Collections.Concurrent;
 using System.Linq;
 using System.Net;
 using System.Net.Http;
@@ -15,52 +14,85 @@ using Microsoft.Extensions.Logging;
 
 namespace Falconet.AspNetCore.Tests.Infrastructure;
 
+/// <summary>The server an ASP.NET Core test runs on: Kestrel as the reference, or Falconet on one of its transports.</summary>
+public enum WebServer
+{
+    Kestrel,
+    FalconetSockets,
+    FalconetLibuv,
+}
+
 /// <summary>
-/// An ASP.NET Core application on Falconet for one test, on 127.0.0.1 port 0 and the given transport: endpoints mapped by
-/// the test, logs captured. Disposing it stops the host and checks that every pool block came back.
+/// An ASP.NET Core application for one test, on 127.0.0.1 port 0, on Falconet (a given transport) or Kestrel: endpoints
+/// mapped by the test, logs captured. Disposing it stops the host and, on Falconet, checks that every pool block came back.
 /// </summary>
 internal sealed class AspNetTestApp : IAsyncDisposable
 {
-    private AspNetTestApp(WebApplication app, CapturingLoggerProvider logs)
+    private AspNetTestApp(WebApplication app, CapturingLoggerProvider logs, WebServer kind)
     {
         App = app;
         Logs = logs;
-        Server = (FalconetWebServer)app.Services.GetRequiredService<IServer>();
-        string address = Server.Features.Get<IServerAddressesFeature>()!.Addresses.First();
+        Kind = kind;
+        WebServer = app.Services.GetRequiredService<IServer>();
+        string address = WebServer.Features.Get<IServerAddressesFeature>()!.Addresses.First();
         BaseAddress = new Uri(address + "/");
-        EndPoint = Server.Server!.BoundEndpoints[0];
-        Http = new HttpClient { BaseAddress = BaseAddress, Timeout = TestTimeouts.Operation };
+        EndPoint = new IPEndPoint(IPAddress.Parse(BaseAddress.Host.Trim('[', ']')), BaseAddress.Port);
+        Http = new HttpClient(new SocketsHttpHandler
+        {
+            SslOptions = TestCertificates.ClientOptions(),
+        })
+        { BaseAddress = BaseAddress, Timeout = TestTimeouts.Operation };
     }
 
     public WebApplication App { get; }
 
-    public FalconetWebServer Server { get; }
+    public WebServer Kind { get; }
+
+    public IServer WebServer { get; }
+
+    /// <summary>The Falconet server (a test that runs only on Falconet).</summary>
+    public FalconetWebServer Server => WebServer as FalconetWebServer ?? throw new InvalidOperationException("This test app runs on Kestrel.");
 
     public CapturingLoggerProvider Logs { get; }
 
+    /// <summary>The first address the server reports (http or https).</summary>
     public Uri BaseAddress { get; }
 
     public IPEndPoint EndPoint { get; }
 
+    /// <summary>A client of <see cref="BaseAddress"/> that trusts the test certificate.</summary>
     public HttpClient Http { get; }
 
-    public static async Task<AspNetTestApp> StartAsync(TransportKind transport, Action<WebApplication> map,
+    public static Task<AspNetTestApp> StartAsync(TransportKind transport, Action<WebApplication> map,
+        Action<WebApplicationBuilder>? configure = null, string[]? args = null)
+        => StartAsync(transport == TransportKind.Libuv ? Infrastructure.WebServer.FalconetLibuv : Infrastructure.WebServer.FalconetSockets,
+            map, configure, args);
+
+    public static async Task<AspNetTestApp> StartAsync(WebServer server, Action<WebApplication> map,
         Action<WebApplicationBuilder>? configure = null, string[]? args = null)
     {
         WebApplicationBuilder builder = WebApplication.CreateSlimBuilder(args ?? ["--urls", "http://127.0.0.1:0"]);
         var logs = new CapturingLoggerProvider();
         builder.Logging.ClearProviders().AddProvider(logs).SetMinimumLevel(LogLevel.Debug);
-        builder.WebHost.UseFalconet(options =>
+        if (server == Infrastructure.WebServer.Kestrel)
         {
-            options.Transport = transport;
-            options.IoThreadCount = 2;
-            options.TrackPoolLeaks = true;
-        });
+            builder.WebHost.UseKestrel();
+        }
+        else
+        {
+            builder.WebHost.UseFalconet(options =>
+            {
+                options.Transport = server == Infrastructure.WebServer.FalconetLibuv ? TransportKind.Libuv : TransportKind.Sockets;
+                options.IoThreadCount = 2;
+                options.TrackPoolLeaks = true;
+            });
+        }
+
         configure?.Invoke(builder);
         WebApplication app = builder.Build();
         map(app);
         await app.StartAsync().WaitAsync(TestTimeouts.Operation);
-        return new AspNetTestApp(app, logs);
+        return new AspNetTestApp(app, logs, server);
     }
 
     public RawClient Connect() => RawClient.Connect(EndPoint);
@@ -69,7 +101,11 @@ internal sealed class AspNetTestApp : IAsyncDisposable
     {
         Http.Dispose();
         await App.StopAsync().WaitAsync(TestTimeouts.Operation);
-        await Server.Server!.WaitForAllBlocksReturnedAsync(TimeSpan.FromSeconds(5));
+        if (WebServer is FalconetWebServer falconet)
+        {
+            await falconet.Server!.WaitForAllBlocksReturnedAsync(TimeSpan.FromSeconds(5));
+        }
+
         await App.DisposeAsync();
     }
 }
