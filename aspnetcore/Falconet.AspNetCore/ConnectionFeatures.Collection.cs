@@ -2,13 +2,16 @@ using System;
 using System.Collections;
 using System.Collections.Generic;
 using System.Runtime.CompilerServices;
+using Microsoft.AspNetCore.Connections.Features;
 using Microsoft.AspNetCore.Http.Features;
+using Microsoft.AspNetCore.Server.Kestrel.Core.Features;
 
 namespace Falconet.AspNetCore;
 
 /// <summary>
 /// The feature collection: a slot per feature this object implements (replaceable) and per feature the framework sets on
-/// every request (endpoint, route values, activity), other features in a reused list.
+/// every request (endpoint, route values, activity), other features in a reused list. The TLS features are there on TLS
+/// connections only.
 /// </summary>
 internal sealed partial class ConnectionFeatures<TContext>
 {
@@ -26,10 +29,16 @@ internal sealed partial class ConnectionFeatures<TContext>
     private const int MaxBodySizeSlot = 9;
     private const int BodyControlSlot = 10;
 
+    // Implemented by this object on TLS connections only (empty on plain ones).
+    private const int TlsConnectionSlot = 11;
+    private const int TlsHandshakeSlot = 12;
+    private const int TlsApplicationProtocolSlot = 13;
+    private const int HttpsCompressionSlot = 14;
+
     // Set by the framework on every request; empty after a reset.
-    private const int RouteValuesSlot = 11;
-    private const int ActivitySlot = 12;
-    private const int SlotCount = 13;
+    private const int RouteValuesSlot = 15;
+    private const int ActivitySlot = 16;
+    private const int SlotCount = 17;
     private const int ImplementedSlots = 11;
 
     private static readonly Type[] s_slotTypes =
@@ -45,6 +54,10 @@ internal sealed partial class ConnectionFeatures<TContext>
         typeof(IHttpRequestIdentifierFeature),
         typeof(IHttpMaxRequestBodySizeFeature),
         typeof(IHttpBodyControlFeature),
+        typeof(ITlsConnectionFeature),
+        typeof(ITlsHandshakeFeature),
+        typeof(ITlsApplicationProtocolFeature),
+        typeof(IHttpsCompressionFeature),
         typeof(IRouteValuesFeature),
         typeof(IHttpActivityFeature),
     ];
@@ -125,6 +138,11 @@ internal sealed partial class ConnectionFeatures<TContext>
             _slots[i] = this;
         }
 
+        object? tls = _tls is null ? null : this;
+        _slots[TlsConnectionSlot] = tls;
+        _slots[TlsHandshakeSlot] = tls;
+        _slots[TlsApplicationProtocolSlot] = tls;
+        _slots[HttpsCompressionSlot] = tls;
         _slots[EndpointSlot] = null;
         _slots[RouteValuesSlot] = null;
         _slots[ActivitySlot] = null;
@@ -245,6 +263,26 @@ internal sealed partial class ConnectionFeatures<TContext>
         if (typeof(TFeature) == typeof(IHttpBodyControlFeature))
         {
             return BodyControlSlot;
+        }
+
+        if (typeof(TFeature) == typeof(ITlsConnectionFeature))
+        {
+            return TlsConnectionSlot;
+        }
+
+        if (typeof(TFeature) == typeof(ITlsHandshakeFeature))
+        {
+            return TlsHandshakeSlot;
+        }
+
+        if (typeof(TFeature) == typeof(ITlsApplicationProtocolFeature))
+        {
+            return TlsApplicationProtocolSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpsCompressionFeature))
+        {
+            return HttpsCompressionSlot;
         }
 
         if (typeof(TFeature) == typeof(IRouteValuesFeature))

@@ -101,6 +101,7 @@ internal sealed partial class ConnectionFeatures<TContext> : IFeatureCollection,
         _maxRequestBodySize = null;
         _onStarting.Clear();
         _onCompleted.Clear();
+        ResetTls();
         _defaultRequestBody.Reset();
         _defaultRequestPipe.Reset();
         _defaultResponsePipe.Reset();
@@ -118,7 +119,7 @@ internal sealed partial class ConnectionFeatures<TContext> : IFeatureCollection,
 
     public string Scheme
     {
-        get => _scheme ?? "http";
+        get => _scheme ?? (_tls is null ? "http" : "https");
         set => _scheme = value;
     }
 
@@ -334,6 +335,8 @@ internal sealed partial class ConnectionFeatures<TContext> : IFeatureCollection,
     /// <summary>Fills the connection feature's addresses from the Falconet context (once per connection).</summary>
     public void InitializeConnection()
     {
+        InitializeTls();
+        ResetFeatures();
         if (_context.RemoteEndPoint is IPEndPoint remote)
         {
             RemoteIpAddress = remote.Address;

@@ -63,6 +63,22 @@ internal sealed class AspNetTestApp : IAsyncDisposable
     /// <summary>A client of <see cref="BaseAddress"/> that trusts the test certificate.</summary>
     public HttpClient Http { get; }
 
+    /// <summary>The section the server reads its configuration from: "Kestrel" or "Falconet" (the same schema).</summary>
+    public static string ConfigurationSection(WebServer server) => server == Infrastructure.WebServer.Kestrel ? "Kestrel" : "Falconet";
+
+    /// <summary>Every address the server reports, as URIs.</summary>
+    public Uri[] Addresses => WebServer.Features.Get<IServerAddressesFeature>()!.Addresses.Select(a => new Uri(a + "/")).ToArray();
+
+    /// <summary>The first reported address of <paramref name="scheme"/> ("http" or "https").</summary>
+    public Uri Address(string scheme) => Addresses.First(a => a.Scheme == scheme);
+
+    /// <summary>The endpoint of <see cref="Address"/>.</summary>
+    public IPEndPoint EndPointOf(string scheme)
+    {
+        Uri address = Address(scheme);
+        return new IPEndPoint(IPAddress.Parse(address.Host.Trim('[', ']')), address.Port);
+    }
+
     public static Task<AspNetTestApp> StartAsync(TransportKind transport, Action<WebApplication> map,
         Action<WebApplicationBuilder>? configure = null, string[]? args = null)
         => StartAsync(transport == TransportKind.Libuv ? Infrastructure.WebServer.FalconetLibuv : Infrastructure.WebServer.FalconetSockets,
