@@ -2,6 +2,7 @@ using System;
 using System.Buffers;
 using BenchmarkDotNet.Attributes;
 using Falconet.Http;
+using Falconet.Http.Http1;
 using KestrelHttp = Microsoft.AspNetCore.Server.Kestrel.Core.Internal.Http;
 
 namespace Falconet.Benchmarks.Parsing;

@@ -2,6 +2,7 @@ using System;
 using System.Buffers;
 using BenchmarkDotNet.Attributes;
 using Falconet.Http;
+using Falconet.Http.Http1;
 using Falconet.Http.Parsing.Tests.Support;
 
 namespace Falconet.Benchmarks.Parsing;

@@ -4,6 +4,7 @@ using System.Text;
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Diagnosers;
 using Falconet.Http;
+using Falconet.Http.Http1;
 
 namespace Falconet.Benchmarks;
 

@@ -9,7 +9,7 @@ namespace Falconet.Server;
 /// The open connections of a server, within its limit: the accept loops add them, each removes itself when it has
 /// ended, the heartbeat visits them and a stopping server waits until none is left.
 /// </summary>
-/// <typeparam name="TConnection">The connection type (the server's <see cref="Http.HttpConnection"/>; tests use their own).</typeparam>
+/// <typeparam name="TConnection">The connection type (the server's <see cref="Http.Http1.HttpConnection"/>; tests use their own).</typeparam>
 internal sealed class ConnectionRegistry<TConnection>
     where TConnection : class
 {

@@ -6,9 +6,11 @@ using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Buffers;
 using Falconet.Http;
+using Falconet.Http.Http1;
 using Falconet.Transport;
 using Falconet.Transport.Libuv;
 using Falconet.Transport.Sockets;
+using Falconet.Transport.Tls;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 

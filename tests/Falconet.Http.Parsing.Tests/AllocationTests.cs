@@ -1,6 +1,7 @@
 using System;
 using System.Buffers;
 using System.Text;
+using Falconet.Http.Http1;
 using Falconet.Http.Parsing.Tests.Support;
 using Shouldly;
 

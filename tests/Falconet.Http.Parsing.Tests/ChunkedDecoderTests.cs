@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Linq;
 using System.Security.Cryptography;
 using System.Text;
+using Falconet.Http.Http1;
 using Falconet.Http.Parsing.Tests.Support;
 using Shouldly;
 

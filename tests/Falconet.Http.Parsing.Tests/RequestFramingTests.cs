@@ -1,4 +1,5 @@
 using System.Text;
+using Falconet.Http.Http1;
 using Shouldly;
 
 namespace Falconet.Http.Parsing.Tests;

@@ -2,6 +2,7 @@ using System;
 using System.Buffers;
 using System.Linq;
 using System.Text;
+using Falconet.Http.Http1;
 using Falconet.Http.Parsing.Tests.Support;
 using Shouldly;
 

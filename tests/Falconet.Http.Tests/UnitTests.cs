@@ -2,6 +2,7 @@ using System;
 using System.Buffers;
 using System.Globalization;
 using System.Text;
+using Falconet.Http.Http1;
 using Microsoft.Extensions.Primitives;
 using Shouldly;
 

@@ -1,5 +1,6 @@
 using System.Net;
 using System.Threading;
+using Falconet.Http.Http1;
 
 namespace Falconet.Http;
 

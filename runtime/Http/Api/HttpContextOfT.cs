@@ -1,4 +1,5 @@
 using Falconet.Buffers;
+using Falconet.Http.Http1;
 
 namespace Falconet.Http;
 

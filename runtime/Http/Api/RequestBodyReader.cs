@@ -4,6 +4,7 @@ using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Buffers;
+using Falconet.Http.Http1;
 using Falconet.Transport;
 
 namespace Falconet.Http;

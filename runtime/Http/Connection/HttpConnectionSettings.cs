@@ -1,5 +1,6 @@
 using System;
 using System.Threading;
+using Falconet.Http.Http1;
 using Microsoft.Extensions.Logging;
 
 namespace Falconet.Http;

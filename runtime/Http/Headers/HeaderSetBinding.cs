@@ -1,5 +1,6 @@
 using System.Buffers;
 using Falconet.Buffers;
+using Falconet.Http.Http1;
 
 namespace Falconet.Http;
 

@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Collections.Generic;
 using System.IO;
 using System.Text;
+using Falconet.Http.Http1;
 using Shouldly;
 
 namespace Falconet.Http.Parsing.Tests.Support;

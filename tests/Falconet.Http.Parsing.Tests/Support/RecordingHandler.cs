@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Text;
+using Falconet.Http.Http1;
 
 namespace Falconet.Http.Parsing.Tests.Support;
 

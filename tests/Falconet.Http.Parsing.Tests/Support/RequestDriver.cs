@@ -1,6 +1,7 @@
 using System;
 using System.Buffers;
 using System.Collections.Generic;
+using Falconet.Http.Http1;
 
 namespace Falconet.Http.Parsing.Tests.Support;
 

@@ -3,7 +3,7 @@ using System.Buffers;
 using System.Runtime.CompilerServices;
 using Falconet.Text;
 
-namespace Falconet.Http;
+namespace Falconet.Http.Http1;
 
 /// <summary>Incremental decoder of the chunked transfer coding (RFC 9112 section 7.1): copies body bytes out of the input.</summary>
 /// <remarks>

@@ -6,7 +6,7 @@ using System.Threading.Tasks;
 using Falconet.Buffers;
 using Falconet.Transport;
 
-namespace Falconet.Http;
+namespace Falconet.Http.Http1;
 
 /// <summary>
 /// The bytes a connection has received and not yet consumed: the transport receives straight into the free

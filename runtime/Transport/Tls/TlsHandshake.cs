@@ -5,11 +5,13 @@ using System.Security.Authentication;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Http;
+using Falconet.Http.Http1;
+using Falconet.Server;
 using Falconet.Transport;
 using Falconet.Transport.Libuv;
 using Falconet.Transport.Tls;
 
-namespace Falconet.Server;
+namespace Falconet.Transport.Tls;
 
 /// <summary>
 /// The TLS handshake of one connection accepted on an HTTPS endpoint: runs where the transport schedules the connection's

@@ -1,7 +1,7 @@
 using System;
 using Falconet.Text;
 
-namespace Falconet.Http;
+namespace Falconet.Http.Http1;
 
 public static partial class Http1Parser
 {

@@ -7,7 +7,7 @@ using System.Threading.Tasks.Sources;
 using Falconet.Buffers;
 using Falconet.Transport;
 
-namespace Falconet.Http;
+namespace Falconet.Http.Http1;
 
 /// <summary>
 /// The bytes a connection has produced but not yet sent: responses of a pipelined batch, written into pool

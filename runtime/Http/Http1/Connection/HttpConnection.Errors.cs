@@ -1,7 +1,7 @@
 using System;
 using Falconet.Server;
 
-namespace Falconet.Http;
+namespace Falconet.Http.Http1;
 
 // How a failed request is answered and reported: a rejection with its reason and status, an application failure
 // with 500, or an abort once the response has started.

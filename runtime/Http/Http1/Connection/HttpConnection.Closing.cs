@@ -2,7 +2,7 @@ using System;
 using System.Threading;
 using System.Threading.Tasks;
 
-namespace Falconet.Http;
+namespace Falconet.Http.Http1;
 
 // How a connection ends: an abort asked by the application or the server, and the lingering close after a
 // server-initiated close.

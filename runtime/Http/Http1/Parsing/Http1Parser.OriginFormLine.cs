@@ -4,7 +4,7 @@ using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using Falconet.Text;
 
-namespace Falconet.Http;
+namespace Falconet.Http.Http1;
 
 public static partial class Http1Parser
 {

@@ -6,7 +6,7 @@ using System.Threading.Tasks;
 using Falconet.Server;
 using Falconet.Transport;
 
-namespace Falconet.Http;
+namespace Falconet.Http.Http1;
 
 /// <summary>
 /// Runs HTTP/1.1 on one transport connection: parses every complete request of what has been received

@@ -1,6 +1,6 @@
 using System.Threading.Tasks;
 
-namespace Falconet.Http;
+namespace Falconet.Http.Http1;
 
 // Timekeeping seen from the connection: the heartbeat and a stopping server wake the loop by stopping its receive,
 // and a head that missed its deadline is answered 408.

@@ -2,20 +2,7 @@ using System;
 using Falconet.Text;
 using Microsoft.Extensions.Primitives;
 
-namespace Falconet.Http;
-
-/// <summary>How a request's body is delimited (RFC 9112 section 6).</summary>
-public enum RequestBodyKind : byte
-{
-    /// <summary>No body: neither Transfer-Encoding nor a non-zero Content-Length.</summary>
-    None,
-
-    /// <summary>Exactly Content-Length bytes follow the header section.</summary>
-    ContentLength,
-
-    /// <summary>The chunked transfer coding, decoded with <see cref="ChunkedDecoder"/>.</summary>
-    Chunked,
-}
+namespace Falconet.Http.Http1;
 
 /// <summary>Decides, once the header section is complete, how the request body is framed; rejects ambiguous framing.</summary>
 public static class RequestFraming

@@ -1,6 +1,6 @@
 using System;
 
-namespace Falconet.Http;
+namespace Falconet.Http.Http1;
 
 /// <summary>Receives the parsed request line; implemented by a struct so the parser is specialized per handler.</summary>
 public interface IHttpRequestLineHandler

@@ -4,7 +4,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Buffers;
 
-namespace Falconet.Http;
+namespace Falconet.Http.Http1;
 
 /// <summary>
 /// Flush coalescing: an application's flush (<see cref="HttpResponse.FlushAsync"/>, <see cref="HttpResponse.CompleteAsync"/>)

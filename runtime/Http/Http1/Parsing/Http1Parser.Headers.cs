@@ -5,7 +5,7 @@ using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
 using Falconet.Text;
 
-namespace Falconet.Http;
+namespace Falconet.Http.Http1;
 
 public static partial class Http1Parser
 {

@@ -5,7 +5,7 @@ using System.Threading.Tasks.Sources;
 using Falconet.Buffers;
 using Falconet.Transport;
 
-namespace Falconet.Http;
+namespace Falconet.Http.Http1;
 
 /// <summary>
 /// A receive started while an asynchronous handler runs, so that a client that goes away (end of stream or reset) is

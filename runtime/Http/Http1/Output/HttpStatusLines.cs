@@ -2,7 +2,7 @@ using System;
 using System.Globalization;
 using System.Text;
 
-namespace Falconet.Http;
+namespace Falconet.Http.Http1;
 
 /// <summary>Precomputed status lines ("HTTP/1.1 200 OK", without CRLF) and reason phrases for every status code 100-599.</summary>
 public static class HttpStatusLines

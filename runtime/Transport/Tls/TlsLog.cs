@@ -3,7 +3,7 @@ using System.Net;
 using System.Security.Authentication;
 using Microsoft.Extensions.Logging;
 
-namespace Falconet.Server;
+namespace Falconet.Transport.Tls;
 
 /// <summary>The log messages of HTTPS endpoints and TLS handshakes (source-generated; event ids 400-429).</summary>
 internal static partial class TlsLog

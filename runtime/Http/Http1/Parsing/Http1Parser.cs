@@ -6,7 +6,7 @@ using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using Falconet.Text;
 
-namespace Falconet.Http;
+namespace Falconet.Http.Http1;
 
 /// <summary>The allocation-free HTTP/1.1 request parser (RFC 9112): request line and header section, generic over struct handlers.</summary>
 /// <remarks>

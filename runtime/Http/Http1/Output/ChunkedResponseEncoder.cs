@@ -1,7 +1,7 @@
 using System;
 using System.Buffers;
 
-namespace Falconet.Http;
+namespace Falconet.Http.Http1;
 
 /// <summary>Frames response body bytes in the chunked transfer coding (RFC 9112 section 7.1).</summary>
 internal static class ChunkedResponseEncoder

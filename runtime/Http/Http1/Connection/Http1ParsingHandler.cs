@@ -1,6 +1,6 @@
 using System;
 
-namespace Falconet.Http;
+namespace Falconet.Http.Http1;
 
 /// <summary>
 /// The struct handler the parser is specialized for: the request line goes into the connection's request

@@ -1,4 +1,4 @@
-namespace Falconet.Http;
+namespace Falconet.Http.Http1;
 
 /// <summary>What <see cref="Http1Parser.TryParseHeaders"/> has consumed of one header section so far, carried between calls.</summary>
 public struct HeaderParseState

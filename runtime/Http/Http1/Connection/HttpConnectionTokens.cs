@@ -1,7 +1,7 @@
 using System;
 using Microsoft.Extensions.Primitives;
 
-namespace Falconet.Http;
+namespace Falconet.Http.Http1;
 
 /// <summary>Reads the comma-separated tokens of Connection and Expect header values without allocating.</summary>
 internal static class HttpConnectionTokens

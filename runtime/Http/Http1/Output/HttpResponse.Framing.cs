@@ -1,4 +1,5 @@
 using System;
+using Falconet.Http.Http1;
 using Microsoft.Extensions.Primitives;
 
 namespace Falconet.Http;

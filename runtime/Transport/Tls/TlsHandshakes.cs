@@ -4,11 +4,12 @@ using System.Diagnostics.CodeAnalysis;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Http;
+using Falconet.Http.Http1;
 using Falconet.Transport;
 using Falconet.Transport.Tls;
 using Microsoft.Extensions.Logging;
 
-namespace Falconet.Server;
+namespace Falconet.Transport.Tls;
 
 /// <summary>
 /// The TLS handshakes a server is running: started at accept, checked by the heartbeat against their deadlines, handed

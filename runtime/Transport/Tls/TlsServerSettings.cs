@@ -5,9 +5,10 @@ using System.Security.Authentication;
 using System.Security.Cryptography.X509Certificates;
 using System.Threading;
 using System.Threading.Tasks;
+using Falconet.Server;
 using Falconet.Transport.Tls;
 
-namespace Falconet.Server;
+namespace Falconet.Transport.Tls;
 
 /// <summary>
 /// The TLS settings of one started HTTPS endpoint: SslStream options prepared once per certificate (chain built,
