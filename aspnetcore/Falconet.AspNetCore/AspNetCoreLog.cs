@@ -9,7 +9,7 @@ internal static partial class AspNetCoreLog
     [LoggerMessage(EventId = 500, Level = LogLevel.Error, Message = "Connection id \"{ConnectionId}\", Request id \"{TraceIdentifier}\": An unhandled exception was thrown by the application.")]
     public static partial void ApplicationError(ILogger logger, string connectionId, string traceIdentifier, Exception exception);
 
-    [LoggerMessage(EventId = 501, Level = LogLevel.Warning, Message = "Connection id \"{ConnectionId}\", Request id \"{TraceIdentifier}\": the response had started when the application failed; the connection is aborted.")]
+    [LoggerMessage(EventId = 501, Level = LogLevel.Warning, Message = "Connection id \"{ConnectionId}\", Request id \"{TraceIdentifier}\": the response had started when the application failed; what it wrote is sent, then the connection closes without its end.")]
     public static partial void AbortedAfterStart(ILogger logger, string connectionId, string traceIdentifier);
 
     [LoggerMessage(EventId = 502, Level = LogLevel.Error, Message = "Connection id \"{ConnectionId}\", Request id \"{TraceIdentifier}\": an OnCompleted callback failed.")]

@@ -120,8 +120,19 @@ internal sealed class AspNetHttpApplication<TContext> : FalconetHttpApplication
         Falconet.Http.HttpResponse response = features.Context.Response;
         if (features.HasStarted)
         {
+            // As Kestrel: what the response wrote goes out (a flush made before the failure included), then the connection
+            // closes without the response's end, so the client sees it cut short.
             AspNetCoreLog.AbortedAfterStart(_settings.Logger, features.ConnectionId, features.TraceIdentifier);
-            features.Context.Abort();
+            if (response.HasStarted)
+            {
+                features.Context.FailStartedResponse();
+            }
+            else
+            {
+                // Started only the ASP.NET Core way (OnStarting ran), nothing written: nothing to keep.
+                features.Context.Abort();
+            }
+
             return;
         }
 

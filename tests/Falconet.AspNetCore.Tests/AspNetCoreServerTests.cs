@@ -186,7 +186,7 @@ public class AspNetCoreServerTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
-    public async Task An_exception_after_the_response_started_aborts_the_connection_and_is_logged()
+    public async Task An_exception_after_the_response_started_ends_the_connection_and_is_logged()
     {
         await using AspNetTestApp host = await StartAsync(app => app.MapGet("/fail", async (HttpResponse response) =>
         {

@@ -60,4 +60,11 @@ public class HttpContext
     /// <see cref="RequestAborted"/>.
     /// </summary>
     public void Abort() => _connection.RequestAbort();
+
+    /// <summary>
+    /// Reports that the handler failed after its response started, for a framework that logs the failure itself (the
+    /// ASP.NET Core integration): once the handler returns, the response ends as when a handler throws then, what it wrote
+    /// sent and the connection closed without the response's end.
+    /// </summary>
+    internal void FailStartedResponse() => _connection.FailStartedResponse();
 }

@@ -119,6 +119,37 @@ public abstract class MalformedInputTests
             (await client.IsClosedByServerAsync()).ShouldBeTrue();
         }
     }
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_handler_that_flushes_then_throws_without_going_asynchronous_sends_the_flushed_bytes_then_ends_the_connection()
+    {
+        await using AspNetTestApp host = await StartAsync(app => app.MapGet("/fail", (HttpResponse response) =>
+        {
+            response.Body.WriteAsync("partial"u8.ToArray()).AsTask().GetAwaiter().GetResult();
+            response.Body.FlushAsync().GetAwaiter().GetResult();
+            throw new InvalidOperationException("after a flush");
+        }));
+
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET /fail HTTP/1.1\r\nHost: test\r\n\r\n");
+        RawResponse head = await client.ReadHeadAsync();
+        head.StatusCode.ShouldBe(200);
+        head.Chunked.ShouldBeTrue();
+        (await client.ReadChunkAsync()).ShouldBe("partial"u8.ToArray());
+
+        // The end of the stream where the last chunk would be: the client sees the response cut short.
+        (await client.ReceiveEndAsync()).ShouldBe(0);
+        await WaitUntilAsync(() => host.Logs.Entries.Any(e => e.Exception?.Message == "after a flush"));
+    }
+
+    private static async Task WaitUntilAsync(Func<bool> condition)
+    {
+        for (int i = 0; i < 400 && !condition(); i++)
+        {
+            await Task.Delay(25);
+        }
+
+        condition().ShouldBeTrue();
+    }
 }
 
 public sealed class MalformedInputTestsOnKestrel : MalformedInputTests

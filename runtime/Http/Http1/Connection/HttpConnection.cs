@@ -445,7 +445,7 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
     /// <summary>Completes the response after the handler returned or failed; true when the connection stays open.</summary>
     private bool EndRequest(Exception? failure)
     {
-        if (failure is null)
+        if (failure is null && !_startedResponseFailed)
         {
             try
             {
@@ -468,9 +468,9 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
             }
         }
 
-        if (failure is not null && !TryRespondToFailure(failure))
+        if (_startedResponseFailed || (failure is not null && !TryRespondToFailure(failure)))
         {
-            _abortRequested = true;
+            EndFailedResponse();
             return false;
         }
 

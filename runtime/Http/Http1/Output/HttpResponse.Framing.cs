@@ -31,6 +31,9 @@ public partial class HttpResponse
         KeepAlive = keepAlive;
     }
 
+    /// <summary>True when the body is delimited by closing the connection (HTTP/1.0 without Content-Length).</summary>
+    internal bool IsCloseDelimited => _framing == ResponseFraming.CloseDelimited;
+
     /// <summary>
     /// Finishes the response after the handler returned: sets Content-Length from the buffered body when the
     /// response has not started, or writes the last chunk when it streams.
