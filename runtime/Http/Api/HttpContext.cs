@@ -1,5 +1,7 @@
+using System.IO;
 using System.Net;
 using System.Threading;
+using System.Threading.Tasks;
 using Falconet.Http.Http1;
 
 namespace Falconet.Http;
@@ -60,6 +62,26 @@ public class HttpContext
     /// <see cref="RequestAborted"/>.
     /// </summary>
     public void Abort() => _connection.RequestAbort();
+
+    /// <summary>
+    /// True when the client asks to switch the connection to another protocol (a WebSocket, say) and the handler can still
+    /// accept with <see cref="UpgradeAsync"/>. On HTTP/1.1: the request has an Upgrade header and the "upgrade" token in
+    /// Connection, no body, and the response has not started. A handler that does not upgrade answers it as a plain request.
+    /// </summary>
+    public bool CanUpgrade => _connection.CanUpgrade;
+
+    /// <summary>
+    /// Accepts the switch and returns the connection as an opaque duplex stream: on HTTP/1.1 the response head goes out at once
+    /// as 101 Switching Protocols with the headers the handler set (it must set Upgrade to the protocol chosen; Connection:
+    /// Upgrade is added), then reads return the client's bytes (those already received after the request head first) and
+    /// writes are sent at once. The server reads no more HTTP from the connection, and closes it once the handler returns;
+    /// keep the handler running while the stream is in use. A read returns 0 when the client closed its side or a stopping
+    /// server aborted the connection after its shutdown timeout; cancelling a pending read or write aborts the connection.
+    /// Writes that wait for the client are held to the minimum response data rate; reads have no minimum.
+    /// </summary>
+    /// <exception cref="System.InvalidOperationException"><see cref="CanUpgrade"/> is false, or the response has no Upgrade header.</exception>
+    public ValueTask<Stream> UpgradeAsync(CancellationToken cancellationToken = default)
+        => _connection.UpgradeAsync(cancellationToken);
 
     /// <summary>
     /// Reports that the handler failed after its response started, for a framework that logs the failure itself (the

@@ -88,6 +88,11 @@ internal sealed partial class HttpConnection
     /// <summary>Why a request that was handled does not keep the connection, when nothing said so earlier.</summary>
     private ConnectionCloseReason ReasonToClose()
     {
+        if (_upgraded)
+        {
+            return ConnectionCloseReason.UpgradeEnded;
+        }
+
         if (_body.Truncated)
         {
             // The client closed in the middle of its body.

@@ -11,6 +11,7 @@ public partial class HttpResponse
     private static readonly StringValues s_chunked = new("chunked");
     private static readonly StringValues s_close = new("close");
     private static readonly StringValues s_keepAlive = new("keep-alive");
+    private static readonly StringValues s_upgrade = new("Upgrade");
 
     internal void Reset(bool isHead, bool http10, bool keepAlive)
     {
@@ -29,6 +30,20 @@ public partial class HttpResponse
         _isHead = isHead;
         _http10 = http10;
         KeepAlive = keepAlive;
+    }
+
+    /// <summary>
+    /// Writes the head of a 101 Switching Protocols with the headers the handler set and "Connection: Upgrade", and ends the
+    /// response: the connection then carries the new protocol, and closes when the handler returns.
+    /// </summary>
+    internal void StartSwitchingProtocols()
+    {
+        ThrowIfStarted();
+        _statusCode = 101;
+        Headers.Connection = s_upgrade;
+        Start(final: true);
+        _state = ResponseState.Completed;
+        KeepAlive = false;
     }
 
     /// <summary>True when the body is delimited by closing the connection (HTTP/1.0 without Content-Length).</summary>
@@ -189,6 +204,12 @@ public partial class HttpResponse
                 framing = ResponseFraming.CloseDelimited;
                 KeepAlive = false;
             }
+        }
+
+        // A 101 keeps its "Connection: Upgrade": the connection goes on, in the new protocol, even while the server stops.
+        if (_statusCode == 101)
+        {
+            return framing;
         }
 
         // A response that starts while the server stops says that the connection closes after it.
