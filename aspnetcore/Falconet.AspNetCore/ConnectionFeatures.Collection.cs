@@ -28,18 +28,20 @@ internal sealed partial class ConnectionFeatures<TContext>
     private const int IdentifierSlot = 8;
     private const int MaxBodySizeSlot = 9;
     private const int BodyControlSlot = 10;
+    private const int UpgradeSlot = 11;
+    private const int ExtendedConnectSlot = 12;
 
     // Implemented by this object on TLS connections only (empty on plain ones).
-    private const int TlsConnectionSlot = 11;
-    private const int TlsHandshakeSlot = 12;
-    private const int TlsApplicationProtocolSlot = 13;
-    private const int HttpsCompressionSlot = 14;
+    private const int TlsConnectionSlot = 13;
+    private const int TlsHandshakeSlot = 14;
+    private const int TlsApplicationProtocolSlot = 15;
+    private const int HttpsCompressionSlot = 16;
 
     // Set by the framework on every request; empty after a reset.
-    private const int RouteValuesSlot = 15;
-    private const int ActivitySlot = 16;
-    private const int SlotCount = 17;
-    private const int ImplementedSlots = 11;
+    private const int RouteValuesSlot = 17;
+    private const int ActivitySlot = 18;
+    private const int SlotCount = 19;
+    private const int ImplementedSlots = 13;
 
     private static readonly Type[] s_slotTypes =
     [
@@ -54,6 +56,8 @@ internal sealed partial class ConnectionFeatures<TContext>
         typeof(IHttpRequestIdentifierFeature),
         typeof(IHttpMaxRequestBodySizeFeature),
         typeof(IHttpBodyControlFeature),
+        typeof(IHttpUpgradeFeature),
+        typeof(IHttpExtendedConnectFeature),
         typeof(ITlsConnectionFeature),
         typeof(ITlsHandshakeFeature),
         typeof(ITlsApplicationProtocolFeature),
@@ -263,6 +267,16 @@ internal sealed partial class ConnectionFeatures<TContext>
         if (typeof(TFeature) == typeof(IHttpBodyControlFeature))
         {
             return BodyControlSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpUpgradeFeature))
+        {
+            return UpgradeSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpExtendedConnectFeature))
+        {
+            return ExtendedConnectSlot;
         }
 
         if (typeof(TFeature) == typeof(ITlsConnectionFeature))
