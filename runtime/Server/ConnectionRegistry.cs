@@ -7,7 +7,8 @@ namespace Falconet.Server;
 
 /// <summary>
 /// The open connections of a server, within its limit: the accept loops add them, each removes itself when it has
-/// ended, the heartbeat visits them and a stopping server waits until none is left.
+/// ended, the heartbeat visits them and a stopping server waits until none is left. Places can also be reserved for
+/// connections not handed to the server yet (TLS handshakes in progress): they count against the limit as open ones do.
 /// </summary>
 /// <typeparam name="TConnection">The connection type (the server's <see cref="Http.Http1.HttpConnection"/>; tests use their own).</typeparam>
 internal sealed class ConnectionRegistry<TConnection>
@@ -17,6 +18,7 @@ internal sealed class ConnectionRegistry<TConnection>
     private readonly Lock _gate = new();
     private readonly int _limit;
     private TaskCompletionSource? _empty;
+    private int _reserved;
 
     /// <summary>Creates a registry that holds at most <paramref name="limit"/> connections at once.</summary>
     public ConnectionRegistry(int limit = int.MaxValue)
@@ -28,14 +30,14 @@ internal sealed class ConnectionRegistry<TConnection>
     /// <summary>The most connections the registry holds at once.</summary>
     public int Limit => _limit;
 
-    /// <summary>Connections registered now.</summary>
+    /// <summary>Places taken now: connections registered and places reserved.</summary>
     public int Count
     {
         get
         {
             lock (_gate)
             {
-                return _connections.Count;
+                return _connections.Count + _reserved;
             }
         }
     }
@@ -45,13 +47,37 @@ internal sealed class ConnectionRegistry<TConnection>
     {
         lock (_gate)
         {
-            if (_connections.Count >= _limit)
+            if (_connections.Count + _reserved >= _limit)
             {
                 return false;
             }
 
             _connections.Add(connection);
             return true;
+        }
+    }
+
+    /// <summary>Takes a place for a connection the server does not run yet; false when the registry is at its limit.</summary>
+    public bool TryReserve()
+    {
+        lock (_gate)
+        {
+            if (_connections.Count + _reserved >= _limit)
+            {
+                return false;
+            }
+
+            _reserved++;
+            return true;
+        }
+    }
+
+    /// <summary>Gives back a place taken with <see cref="TryReserve"/>.</summary>
+    public void Unreserve()
+    {
+        lock (_gate)
+        {
+            _reserved--;
         }
     }
 

@@ -1,15 +1,13 @@
 using System;
 using System.Collections.Generic;
 using System.Net;
-using System.Net.Sockets;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Buffers;
 using Falconet.Http;
 using Falconet.Http.Http1;
+using Falconet.Timekeeping;
 using Falconet.Transport;
-using Falconet.Transport.Libuv;
-using Falconet.Transport.Sockets;
 using Falconet.Transport.Tls;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
@@ -22,11 +20,12 @@ namespace Falconet.Server;
 /// <see cref="StopAsync"/> (or dispose).
 /// </summary>
 /// <remarks>
-/// The server holds the accept loops and the shutdown sequence; the open connections are in a
-/// <see cref="ConnectionRegistry{TConnection}"/>, and one <see cref="Heartbeat"/> checks their deadlines and those of
-/// the TLS handshakes in progress.
+/// The server holds the listeners, the accept loops (<c>FalconetServer.Accept.cs</c>) and the shutdown sequence; the
+/// open connections are in a <see cref="ConnectionRegistry{TConnection}"/>, and one <see cref="Heartbeat"/> checks their
+/// deadlines. It sees only the transport contract: an HTTPS endpoint is a listener of the TLS decorator over the same
+/// transport, which hands out connections whose handshake completed.
 /// </remarks>
-public class FalconetServer : IAsyncDisposable
+public partial class FalconetServer : IAsyncDisposable
 {
     /// <summary>
     /// How long <see cref="StopAsync"/> waits, after aborting what outlived <see cref="FalconetServerOptions.ShutdownTimeout"/>,
@@ -48,7 +47,6 @@ public class FalconetServer : IAsyncDisposable
     private ConnectionRegistry<HttpConnection> _connections = new();
     private readonly List<IConnectionListener> _listeners = new();
     private readonly List<Task> _acceptLoops = new();
-    private readonly Dictionary<IConnectionListener, TlsServerSettings> _httpsListeners = new();
     private readonly List<IPEndPoint> _boundEndpoints = new();
     private readonly List<IPEndPoint> _boundHttpsEndpoints = new();
     private readonly Lock _gate = new();
@@ -56,12 +54,12 @@ public class FalconetServer : IAsyncDisposable
     private ITransportFactory? _transport;
     private IAsyncDisposable? _ownedTransport;
     private HttpConnectionSettings? _settings;
-    private TlsHandshakes? _handshakes;
     private Heartbeat? _heartbeat;
     private IdleMemory? _idleMemory;
     private Task? _stopTask;
     private long _peakConnectionOutput;
     private long _refusedConnections;
+    private long _refusedByTransportBefore;
     private int _state;
 
     /// <summary>Creates a server that calls <paramref name="application"/> for every request.</summary>
@@ -107,9 +105,9 @@ public class FalconetServer : IAsyncDisposable
     /// </summary>
     public int MaxConnections => _connections.Limit;
 
-    /// <summary>Connections refused since the server started because <see cref="MaxConnections"/> were open (by the server, or by its built-in libuv transport at accept).</summary>
+    /// <summary>Connections refused since the server started because <see cref="MaxConnections"/> were open (by the server, or by its transport at accept: <see cref="ITransportFactory.RefusedConnections"/>).</summary>
     public long RefusedConnectionCount =>
-        Interlocked.Read(ref _refusedConnections) + (_transport is LibuvTransportFactory libuv && _ownedTransport is not null ? Interlocked.Read(ref libuv.RefusedConnections) : 0);
+        Interlocked.Read(ref _refusedConnections) + (_transport is null ? 0 : _transport.RefusedConnections - _refusedByTransportBefore);
 
     /// <summary>The most output bytes any closed connection held buffered at once (write-behind diagnostics).</summary>
     public long PeakConnectionOutputBuffered => Interlocked.Read(ref _peakConnectionOutput);
@@ -137,8 +135,8 @@ public class FalconetServer : IAsyncDisposable
             AllowSynchronousWrites = options.AllowSynchronousWrites,
             HeaderSet = _headerSet,
             AllowConnect = options.AllowConnect,
-            MinRequestBodyDataRate = options.MinRequestBodyDataRate,
-            MinResponseDataRate = options.MinResponseDataRate,
+            MinRequestBodyDataRate = options.MinRequestBodyDataRate?.ToLimit(options.TimeProvider) ?? default,
+            MinResponseDataRate = options.MinResponseDataRate?.ToLimit(options.TimeProvider) ?? default,
         };
         DateHeaderValues.Acquire();
         try
@@ -146,11 +144,14 @@ public class FalconetServer : IAsyncDisposable
             // Derived before the transport opens its own descriptors; the reserve covers those.
             _connections = new ConnectionRegistry<HttpConnection>(options.MaxConnections ?? DescriptorLimit.DefaultMaxConnections());
             ServerLog.ConnectionLimit(_logger, _connections.Limit, DescriptorLimit.SoftLimit() ?? -1);
-            _transport = options.TransportFactory ?? CreateBuiltInTransport(options, _connections.Limit);
+            _transport = options.TransportFactory ?? BuiltInTransports.Create(
+                options.Transport ?? BuiltInTransports.ChooseDefault(BuiltInTransports.LibuvAvailable, _logger), options, _connections.Limit);
             if (options.TransportFactory is null)
             {
                 _ownedTransport = _transport as IAsyncDisposable;
             }
+
+            _refusedByTransportBefore = _transport.RefusedConnections;
 
             // Loads what renting a block needs while descriptors are plentiful: an assembly that fails to load when the
             // process is out of them stays failed for its whole life, and no connection could rent again.
@@ -167,13 +168,14 @@ public class FalconetServer : IAsyncDisposable
                 ServerLog.Listening(_logger, listener.EndPoint);
             }
 
+            // An HTTPS endpoint is a listener of the TLS decorator over the same transport; its handshakes take places of
+            // the connection limit, and the listener hands out only connections whose handshake completed.
+            var tlsContext = new TlsListenerContext(options.TimeProvider, options.HeartbeatInterval, _logger, new Admission(this));
             foreach (HttpsEndpoint https in options.HttpsEndpoints)
             {
-                var tls = new TlsServerSettings(https.Tls, options.TimeProvider);
-                _handshakes ??= new TlsHandshakes(RegisterConnection, options.TimeProvider, _logger);
-                IConnectionListener listener = await _transport.BindAsync(https.EndPoint, cancellationToken).ConfigureAwait(false);
+                var tls = new TlsTransportFactory(_transport, https.Tls, tlsContext);
+                IConnectionListener listener = await tls.BindAsync(https.EndPoint, cancellationToken).ConfigureAwait(false);
                 _listeners.Add(listener);
-                _httpsListeners[listener] = tls;
                 _boundHttpsEndpoints.Add((IPEndPoint)listener.EndPoint);
                 TlsLog.ListeningHttps(_logger, listener.EndPoint);
             }
@@ -268,42 +270,6 @@ public class FalconetServer : IAsyncDisposable
         return total;
     }
 
-    private ITransportFactory CreateBuiltInTransport(FalconetServerOptions options, int maxConnections)
-    {
-        TransportKind kind = options.Transport ?? ChooseDefaultTransport(LibuvTransportFactory.IsAvailable, _logger);
-        return kind switch
-        {
-            TransportKind.Sockets => new SocketTransportFactory(new SocketTransportOptions
-            {
-                Scheduling = options.Scheduling ?? IoScheduling.ThreadPool,
-                IoThreadCount = options.IoThreadCount,
-                TrackLeaks = options.TrackPoolLeaks,
-            }),
-            TransportKind.Libuv => new LibuvTransportFactory(new LibuvTransportOptions
-            {
-                Scheduling = options.Scheduling ?? IoScheduling.IoThreads,
-                LoopCount = options.IoThreadCount,
-                TrackLeaks = options.TrackPoolLeaks,
-                LoggerFactory = options.LoggerFactory,
-                MaxConnections = maxConnections,
-            }),
-            _ => throw new NotSupportedException($"Unknown transport {kind}."),
-        };
-    }
-
-    /// <summary>The transport of options that name none: libuv when it loads, sockets (logged) otherwise.</summary>
-    internal static TransportKind ChooseDefaultTransport(bool libuvAvailable, ILogger logger)
-    {
-        // libuv serves a request with the least CPU (docs/benchmarks.md); sockets needs nothing beyond .NET.
-        if (libuvAvailable)
-        {
-            return TransportKind.Libuv;
-        }
-
-        ServerLog.LibuvUnavailable(logger, LibuvTransportFactory.PackageName);
-        return TransportKind.Sockets;
-    }
-
     private async Task StopCoreAsync(CancellationToken cancellationToken)
     {
         Volatile.Write(ref _state, 2);
@@ -313,12 +279,9 @@ public class FalconetServer : IAsyncDisposable
             await listener.UnbindAsync().ConfigureAwait(false);
         }
 
+        // Unbound listeners hand out nothing more (a TLS listener has closed the handshakes it held): once the accept
+        // loops end, every connection the server will ever run is registered.
         await Task.WhenAll(_acceptLoops).ConfigureAwait(false);
-        if (_handshakes is not null)
-        {
-            // Before connections are counted: no handshake hands a connection over after this.
-            await _handshakes.StopAsync(AbortGrace).ConfigureAwait(false);
-        }
 
         Task allClosed = _connections.WhenEmptyAsync();
 
@@ -378,127 +341,9 @@ public class FalconetServer : IAsyncDisposable
     private void OnHeartbeat(long now)
     {
         _connections.ForEach(now, static (connection, now) => connection.OnHeartbeat(now));
-        _handshakes?.OnHeartbeat(now);
         if (_idleMemory?.OnTick(now, RequestCount) is int released and > 0)
         {
             ServerLog.ReleasedIdleSlabs(_logger, released, (long)released * SlabMemoryPool.SlabSize);
-        }
-    }
-
-    private async Task AcceptLoopAsync(IConnectionListener listener)
-    {
-        await Task.Yield();
-        TimeSpan backoff = TimeSpan.Zero;
-        while (true)
-        {
-            TransportConnection? accepted;
-            try
-            {
-                accepted = await listener.AcceptAsync().ConfigureAwait(false);
-            }
-            catch (Exception exception) when (Volatile.Read(ref _state) == 2)
-            {
-                ServerLog.AcceptFailed(_logger, exception);
-                return;
-            }
-            catch (SocketException exception) when (exception.SocketErrorCode == SocketError.TooManyOpenSockets)
-            {
-                // EMFILE or ENFILE: the connection stays in the listen backlog. Pause, longer each time in a row, and go
-                // on serving the open connections, which give descriptors back as they close.
-                backoff = backoff == TimeSpan.Zero ? InitialAcceptBackoff : TimeSpan.FromTicks(Math.Min(backoff.Ticks * 2, MaxAcceptBackoff.Ticks));
-                if (backoff == InitialAcceptBackoff)
-                {
-                    ServerLog.OutOfDescriptors(_logger, ConnectionCount, exception);
-                }
-
-                await Task.Delay(backoff).ConfigureAwait(false);
-                continue;
-            }
-            catch (Exception exception)
-            {
-                ServerLog.AcceptFailed(_logger, exception);
-                await Task.Delay(InitialAcceptBackoff).ConfigureAwait(false);
-                continue;
-            }
-
-            if (accepted is null)
-            {
-                return;
-            }
-
-            if (backoff != TimeSpan.Zero)
-            {
-                backoff = TimeSpan.Zero;
-                ServerLog.AcceptingAgain(_logger, ConnectionCount);
-            }
-
-            // Checked before the connection's objects are made, so a flood past the limit costs an accept and a close.
-            if (_connections.Count >= _connections.Limit)
-            {
-                Refuse(accepted);
-                continue;
-            }
-
-            if (_httpsListeners.TryGetValue(listener, out TlsServerSettings? tls))
-            {
-                // The handshake runs where the transport schedules the connection's code; HTTP starts there once it completes.
-                _handshakes!.Start(accepted, tls);
-                continue;
-            }
-
-            HttpConnection? connection = RegisterConnection(accepted);
-            if (connection is null)
-            {
-                // Another accept loop took the last place; the connection has rented nothing yet.
-                Refuse(accepted);
-                continue;
-            }
-
-            // Started elsewhere (the thread pool, or the connection's own thread or loop): a request that arrived with
-            // the connect would otherwise be parsed and handled here, stalling this loop.
-            accepted.Schedule(connection);
-        }
-    }
-
-    /// <summary>
-    /// Creates the HTTP connection of an accepted (or TLS-wrapped) transport connection and counts it as open; null when
-    /// <see cref="MaxConnections"/> are open already.
-    /// </summary>
-    private HttpConnection? RegisterConnection(TransportConnection transport)
-    {
-        var connection = new HttpConnection(transport, _settings!);
-        if (!_connections.TryAdd(connection))
-        {
-            return null;
-        }
-
-        connection.SetQueued(ServerMetrics.ConnectionQueued(transport.LocalEndPoint));
-        return connection;
-    }
-
-    /// <summary>Closes a connection past <see cref="MaxConnections"/> at once (reset), without reading from it.</summary>
-    private void Refuse(TransportConnection accepted)
-    {
-        Interlocked.Increment(ref _refusedConnections);
-        ServerMetrics.Count(ServerMetrics.RejectedConnections, ServerMetrics.ConnectionLimitReason);
-        ServerLog.ConnectionRefused(_logger, accepted.RemoteEndPoint, ServerMetrics.ConnectionLimitReason, _connections.Limit);
-        accepted.Abort();
-        ValueTask disposed = accepted.DisposeAsync();
-        if (!disposed.IsCompletedSuccessfully)
-        {
-            _ = ObserveAsync(disposed);
-        }
-
-        static async Task ObserveAsync(ValueTask disposed)
-        {
-            try
-            {
-                await disposed.ConfigureAwait(false);
-            }
-            catch (Exception)
-            {
-                // Refused and reset: nothing is left to do with a failure to close it.
-            }
         }
     }
 

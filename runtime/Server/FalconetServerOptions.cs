@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Net;
+using System.Net.Security;
 using System.Threading;
 using Falconet.Http;
 using Falconet.Transport;
@@ -144,6 +145,18 @@ public sealed class FalconetServerOptions
 
         ArgumentNullException.ThrowIfNull(Limits);
         ArgumentNullException.ThrowIfNull(TimeProvider);
+        for (int i = 0; i < HttpsEndpoints.Count; i++)
+        {
+            foreach (SslApplicationProtocol protocol in HttpsEndpoints[i].Tls.ApplicationProtocols ?? [])
+            {
+                if (!FalconetServer.Serves(protocol))
+                {
+                    throw new InvalidOperationException(
+                        $"HttpsEndpoints[{i}].Tls.ApplicationProtocols offers '{protocol}', which the server does not serve (it serves http/1.1).");
+                }
+            }
+        }
+
         ArgumentOutOfRangeException.ThrowIfLessThan(OutputBufferLimit, 1, nameof(OutputBufferLimit));
         ArgumentOutOfRangeException.ThrowIfNegative(MaxRequestBodyDrainSize, nameof(MaxRequestBodyDrainSize));
         if (MaxConnections is int maxConnections)

@@ -1,4 +1,5 @@
 using System;
+using Falconet.Http;
 
 namespace Falconet.Server;
 
@@ -28,6 +29,9 @@ public sealed class MinDataRate
 
     /// <summary>How long the server waits on the client before the rate is enforced.</summary>
     public TimeSpan GracePeriod { get; }
+
+    /// <summary>This rate in the units the connection checks it in: timestamp ticks of <paramref name="clock"/>.</summary>
+    internal DataRateLimit ToLimit(TimeProvider clock) => new(BytesPerSecond, GracePeriod, clock.TimestampFrequency);
 
     /// <inheritdoc/>
     public override string ToString() => $"{BytesPerSecond} B/s after {GracePeriod}";

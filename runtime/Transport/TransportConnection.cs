@@ -1,9 +1,11 @@
 using System;
 using System.Buffers;
 using System.Net;
+using System.Net.Security;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Buffers;
+using Falconet.Transport.Tls;
 
 namespace Falconet.Transport;
 
@@ -45,6 +47,27 @@ public abstract class TransportConnection : IAsyncDisposable
     /// elsewhere (a handler that completed on a timer or the thread pool) comes back through <see cref="Schedule"/>.
     /// </summary>
     public virtual bool IsOnIoThread => true;
+
+    /// <summary>
+    /// True when the code that continues after a pending receive or send is posted to the thread pool, so it runs on some
+    /// pool thread rather than where the operation completed (libuv with <see cref="IoScheduling.ThreadPool"/>). A layer
+    /// that keeps per-thread pooled state across such an await (SslStream's pooled async boxes) would rent on one thread
+    /// and return on another; the TLS decorator waits for the peer's records before it reads on such connections. False
+    /// by default; a decorator passes its inner connection's value through.
+    /// </summary>
+    public virtual bool CompletesOnThreadPool => false;
+
+    /// <summary>
+    /// What the TLS handshake of this connection negotiated; null for a connection without TLS. Connections handed out by
+    /// the TLS decorator's listener carry it (the handshake is complete by then); a decorator over one passes it through.
+    /// </summary>
+    public virtual TlsConnectionInfo? TlsInfo => null;
+
+    /// <summary>
+    /// The application protocol negotiated with ALPN ("http/1.1", later "h2"), or default when none was (a plain
+    /// connection, or a TLS client that offered none): the server picks each connection's HTTP protocol from it.
+    /// </summary>
+    public virtual SslApplicationProtocol NegotiatedApplicationProtocol => TlsInfo?.ApplicationProtocol ?? default;
 
     /// <summary>
     /// Stops receiving without closing: a pending receive completes soon (with bytes that had already arrived,

@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Net;
 using System.Runtime.InteropServices;
 using System.Threading.Tasks;
+using Falconet.Diagnostics;
 using Falconet.Server;
 using Falconet.Transport;
 using Falconet.Transport.Libuv;

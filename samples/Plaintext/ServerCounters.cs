@@ -4,6 +4,7 @@ using System.Collections.Generic;
 using System.Diagnostics.Metrics;
 using System.Globalization;
 using System.Linq;
+using Falconet.Diagnostics;
 using Falconet.Server;
 
 namespace Falconet.Samples.Plaintext;

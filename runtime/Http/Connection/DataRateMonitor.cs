@@ -1,6 +1,5 @@
 using System;
 using System.Threading;
-using Falconet.Server;
 
 namespace Falconet.Http;
 
@@ -29,8 +28,8 @@ internal sealed class DataRateMonitor
     private const long NotWaiting = long.MinValue;
 
     private readonly TimeProvider _clock;
-    private readonly RateLimit _body;
-    private readonly RateLimit _response;
+    private readonly DataRateLimit _body;
+    private readonly DataRateLimit _response;
 
     private long _bodyWaitingSince = NotWaiting;
     private long _bodyWaited;
@@ -39,11 +38,14 @@ internal sealed class DataRateMonitor
     private long _sendAllowed;
     private int _violation;
 
-    public DataRateMonitor(TimeProvider clock, MinDataRate? minRequestBodyRate, MinDataRate? minResponseRate)
+    /// <param name="clock">The clock the limits were made for (<see cref="DataRateLimit"/> is in its timestamp units).</param>
+    /// <param name="minRequestBodyRate">The least rate a request body must arrive at (default: none).</param>
+    /// <param name="minResponseRate">The least rate the client must read the response at (default: none).</param>
+    public DataRateMonitor(TimeProvider clock, DataRateLimit minRequestBodyRate, DataRateLimit minResponseRate)
     {
         _clock = clock;
-        _body = new RateLimit(minRequestBodyRate, clock.TimestampFrequency);
-        _response = new RateLimit(minResponseRate, clock.TimestampFrequency);
+        _body = minRequestBodyRate;
+        _response = minResponseRate;
     }
 
     /// <summary>The rate the client fell below (set once, by the heartbeat), or <see cref="ConnectionCloseReason.None"/>.</summary>
@@ -123,26 +125,5 @@ internal sealed class DataRateMonitor
 
         waited += now - waitingSince;
         return _body.IsBelow(Volatile.Read(ref _bodyBytes), waited) ? ConnectionCloseReason.MinRequestBodyDataRate : ConnectionCloseReason.None;
-    }
-
-    /// <summary>A minimum rate in timestamp units (disabled when null).</summary>
-    private readonly struct RateLimit
-    {
-        private readonly double _ticksPerByte;
-        private readonly long _graceTicks;
-
-        public RateLimit(MinDataRate? rate, long frequency)
-        {
-            _ticksPerByte = rate is null ? 0 : frequency / rate.BytesPerSecond;
-            _graceTicks = rate is null ? 0 : (long)(rate.GracePeriod.TotalSeconds * frequency);
-        }
-
-        public bool Enabled => _ticksPerByte > 0;
-
-        /// <summary>How long <paramref name="bytes"/> may take: their time at the rate, and never less than the grace period.</summary>
-        public long AllowedTicks(long bytes) => Math.Max(_graceTicks, (long)Math.Min(bytes * _ticksPerByte, long.MaxValue / 2));
-
-        /// <summary>True when <paramref name="bytes"/> over <paramref name="ticks"/> of waiting, past the grace period, is below the rate.</summary>
-        public bool IsBelow(long bytes, long ticks) => Enabled && ticks > _graceTicks && bytes * _ticksPerByte < ticks;
     }
 }

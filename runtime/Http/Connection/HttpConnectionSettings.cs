@@ -59,11 +59,11 @@ internal sealed class HttpConnectionSettings
     /// <summary>Whether CONNECT reaches the application; otherwise the server answers it with 501.</summary>
     public bool AllowConnect { get; init; }
 
-    /// <summary>The least rate a request body must arrive at while the server waits for it (null: none).</summary>
-    public Server.MinDataRate? MinRequestBodyDataRate { get; init; }
+    /// <summary>The least rate a request body must arrive at while the server waits for it (default: none).</summary>
+    public DataRateLimit MinRequestBodyDataRate { get; init; }
 
-    /// <summary>The least rate a client must read the response at while a send waits for it (null: none).</summary>
-    public Server.MinDataRate? MinResponseDataRate { get; init; }
+    /// <summary>The least rate a client must read the response at while a send waits for it (default: none).</summary>
+    public DataRateLimit MinResponseDataRate { get; init; }
 
     /// <summary><see cref="LingerTime"/> in timestamp ticks.</summary>
     public long LingerTimeout { get; }

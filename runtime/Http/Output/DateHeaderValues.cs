@@ -2,6 +2,7 @@ using System;
 using System.Globalization;
 using System.Text;
 using System.Threading;
+using Falconet.Timekeeping;
 using Microsoft.Extensions.Primitives;
 
 namespace Falconet.Http;
@@ -34,7 +35,7 @@ public static class DateHeaderValues
             if (s_users++ == 0)
             {
                 Refresh();
-                Server.SecondTicker.Subscribe(s_refresh);
+                SecondTicker.Subscribe(s_refresh);
             }
         }
     }
@@ -46,7 +47,7 @@ public static class DateHeaderValues
         {
             if (s_users > 0 && --s_users == 0)
             {
-                Server.SecondTicker.Unsubscribe(s_refresh);
+                SecondTicker.Unsubscribe(s_refresh);
             }
         }
     }

@@ -257,7 +257,7 @@ internal sealed unsafe partial class LibuvConnection : TransportConnection, IThr
     public override bool IsOnIoThread => !_inline || _loop.IsLoopThread;
 
     /// <summary>True with <see cref="IoScheduling.ThreadPool"/>: completions reach the caller on a thread-pool thread, not on the loop.</summary>
-    internal bool CompletesOnThreadPool => !_inline;
+    public override bool CompletesOnThreadPool => !_inline;
 
     public override void Schedule(IThreadPoolWorkItem workItem)
     {

@@ -4,6 +4,7 @@ using System.Runtime.InteropServices;
 using System.Threading;
 using System.Threading.Channels;
 using System.Threading.Tasks;
+using Falconet.Diagnostics;
 using Microsoft.Extensions.Logging;
 
 namespace Falconet.Transport.Libuv;
@@ -130,8 +131,8 @@ internal sealed class LibuvConnectionListener : IConnectionListener
     /// <summary>Counts a connection reset at accept.</summary>
     internal void CountRefused()
     {
-        Interlocked.Increment(ref _factory.RefusedConnections);
-        Server.ServerMetrics.Count(Server.ServerMetrics.RejectedConnections, Server.ServerMetrics.ConnectionLimitReason);
+        _factory.CountRefused();
+        ServerMetrics.Count(ServerMetrics.RejectedConnections, ServerMetrics.ConnectionLimitReason);
     }
 
     /// <summary>Queues a connection made on its loop thread for <see cref="AcceptAsync"/>; resets it when the listener is unbound.</summary>

@@ -23,6 +23,7 @@ public sealed class LibuvTransportFactory : ITransportFactory, IAsyncDisposable,
     internal static readonly TimeSpan LoopStopTimeout = TimeSpan.FromSeconds(2);
 
     private readonly LibuvLoop[] _loops;
+    private long _refusedConnections;
     private readonly SlabMemoryPool[] _pools;
     private volatile bool _disposed;
 
@@ -106,7 +107,10 @@ public sealed class LibuvTransportFactory : ITransportFactory, IAsyncDisposable,
     }
 
     /// <summary>Connections reset at accept: past <see cref="LibuvTransportOptions.MaxConnections"/>, or shed while out of descriptors.</summary>
-    internal long RefusedConnections;
+    public long RefusedConnections => Interlocked.Read(ref _refusedConnections);
+
+    /// <summary>Counts a connection reset at accept (<see cref="RefusedConnections"/>).</summary>
+    internal void CountRefused() => Interlocked.Increment(ref _refusedConnections);
 
     /// <summary>Loop threads that have not ended yet (0 after a disposal that joined them all).</summary>
     internal int LoopsRunning

@@ -1,7 +1,6 @@
 using System.Net.Security;
 using System.Security.Authentication;
 using System.Security.Cryptography.X509Certificates;
-using Falconet.Http;
 
 namespace Falconet.Transport.Tls;
 
@@ -26,17 +25,9 @@ public sealed class TlsConnectionInfo
     /// <summary>The host name the client asked for with SNI, or null when it sent none.</summary>
     public string? HostName { get; }
 
-    /// <summary>The protocol chosen with ALPN (http/1.1), or default when the client offered none.</summary>
+    /// <summary>The protocol chosen with ALPN from the endpoint's <c>TlsServerOptions.ApplicationProtocols</c> (http/1.1), or default when the client offered none.</summary>
     public SslApplicationProtocol ApplicationProtocol { get; }
 
     /// <summary>The certificate the client presented (validated as the endpoint's options say), or null.</summary>
     public X509Certificate2? ClientCertificate { get; }
-}
-
-/// <summary>Reads the TLS parameters of the connection a request arrived on.</summary>
-public static class HttpContextTlsExtensions
-{
-    /// <summary>The TLS parameters of the request's connection, or null when it arrived over plain TCP.</summary>
-    public static TlsConnectionInfo? GetTlsConnectionInfo(this HttpContext context) =>
-        (context?.Transport as TlsConnection)?.Info;
 }

@@ -4,24 +4,19 @@ using System.Net.Security;
 using System.Security.Authentication;
 using System.Threading;
 using System.Threading.Tasks;
-using Falconet.Http;
-using Falconet.Http.Http1;
-using Falconet.Server;
-using Falconet.Transport;
-using Falconet.Transport.Libuv;
-using Falconet.Transport.Tls;
+using Falconet.Diagnostics;
 
 namespace Falconet.Transport.Tls;
 
 /// <summary>
-/// The TLS handshake of one connection accepted on an HTTPS endpoint: runs where the transport schedules the connection's
-/// code (<see cref="TransportConnection.Schedule"/>: its libuv loop, or the thread pool for sockets), then hands
-/// the TLS connection to a new <see cref="HttpConnection"/>, or closes it and counts why it failed.
+/// The TLS handshake of one connection accepted by a <see cref="TlsConnectionListener"/>: runs where the transport schedules
+/// the connection's code (<see cref="TransportConnection.Schedule"/>: its libuv loop, or the thread pool for sockets), then
+/// hands the TLS connection out through the listener, or closes it and counts why it failed.
 /// </summary>
 /// <remarks>
-/// The deadline is one <c>long</c> checked by the server's heartbeat (<see cref="TlsHandshakes.OnHeartbeat"/>), like the
-/// HTTP timeouts: no timer per connection. When it passes, receiving stops, the pending read wakes with the end of the
-/// stream and the handshake fails; the connection then closes with a FIN, not a reset.
+/// The deadline is one <c>long</c> checked by the listener's heartbeat, like the HTTP timeouts: no timer per connection.
+/// When it passes, receiving stops, the pending read wakes with the end of the stream and the handshake fails; the
+/// connection then closes with a FIN, not a reset.
 /// </remarks>
 internal sealed class TlsHandshake : IThreadPoolWorkItem
 {
@@ -31,19 +26,18 @@ internal sealed class TlsHandshake : IThreadPoolWorkItem
 
     private static readonly byte[] s_unrecognizedNameAlert = [21, 3, 3, 0, 2, 2, 112];
 
-    private readonly TlsHandshakes _owner;
+    private readonly TlsConnectionListener _owner;
     private readonly TlsServerSettings _settings;
     private readonly TlsConnection _connection;
     private readonly long _started;
     private int _state;
     private bool _unknownServerName;
 
-    public TlsHandshake(TlsHandshakes owner, TransportConnection accepted, TlsServerSettings settings, long now)
+    public TlsHandshake(TlsConnectionListener owner, TransportConnection accepted, TlsServerSettings settings, long now)
     {
         _owner = owner;
         _settings = settings;
-        // Only where it is needed: everywhere else SslStream reads as it always did (TlsConnection's waitForRecordsFirst).
-        _connection = new TlsConnection(accepted, waitForRecordsFirst: accepted is LibuvConnection { CompletesOnThreadPool: true });
+        _connection = new TlsConnection(accepted);
         _started = now;
         Deadline = now > long.MaxValue - settings.HandshakeTimeout ? long.MaxValue : now + settings.HandshakeTimeout;
     }
@@ -53,6 +47,12 @@ internal sealed class TlsHandshake : IThreadPoolWorkItem
 
     /// <summary>True once the deadline passed (the handshake fails as "timeout", even if it was about to complete).</summary>
     public bool IsTimedOut => Volatile.Read(ref _state) == TimedOut;
+
+    /// <summary>The TLS connection (its handshake complete once handed out).</summary>
+    public TlsConnection Connection => _connection;
+
+    /// <summary>Set by the listener, under its lock, when the completed handshake was queued to be handed out.</summary>
+    public bool IsHandedOut { get; set; }
 
     void IThreadPoolWorkItem.Execute() => _ = RunAsync();
 
@@ -70,6 +70,19 @@ internal sealed class TlsHandshake : IThreadPoolWorkItem
     {
         Interlocked.CompareExchange(ref _state, Stopped, Running);
         _connection.StopReceiving();
+    }
+
+    /// <summary>The listener is unbound: a running handshake stops, a completed one not handed out yet closes.</summary>
+    public void StopOrClose()
+    {
+        if (IsHandedOut)
+        {
+            _ = FailAsync("server_stopping", failure: null);
+        }
+        else
+        {
+            Stop();
+        }
     }
 
     /// <summary>Closes at once (a handshake that did not end after <see cref="Stop"/>).</summary>
@@ -104,22 +117,26 @@ internal sealed class TlsHandshake : IThreadPoolWorkItem
         if (failure is null)
         {
             TimeSpan elapsed = _owner.Clock.GetElapsedTime(_started);
-            ServerMetrics.RecordTlsHandshake(elapsed.TotalSeconds, VersionTag(_connection.Info!.Protocol));
-            TlsLog.HandshakeCompleted(_owner.Logger, _connection.RemoteEndPoint, _connection.Info.Protocol, elapsed.TotalMilliseconds);
-            if (_owner.TryHandOff(this, _connection, out HttpConnection? http))
+            ServerMetrics.RecordTlsHandshake(elapsed.TotalSeconds, VersionTag(_connection.TlsInfo!.Protocol));
+            TlsLog.HandshakeCompleted(_owner.Logger, _connection.RemoteEndPoint, _connection.TlsInfo.Protocol, elapsed.TotalMilliseconds);
+            if (_owner.TryHandOut(this))
             {
-                // Already where the transport runs the connection's code: HTTP starts here.
-                _ = http.RunAsync();
                 return;
             }
 
-            reason = IsTimedOut ? "timeout" : _owner.IsStopping ? "server_stopping" : ServerMetrics.ConnectionLimitReason;
+            reason = IsTimedOut ? "timeout" : "server_stopping";
         }
         else
         {
             reason = Classify(failure);
         }
 
+        await FailAsync(reason, failure).ConfigureAwait(false);
+    }
+
+    /// <summary>Counts and logs why the handshake failed, closes the connection and frees its place.</summary>
+    private async Task FailAsync(string reason, Exception? failure)
+    {
         ServerMetrics.Count(ServerMetrics.FailedTlsHandshakes, reason);
         TlsLog.HandshakeFailed(_owner.Logger, _connection.RemoteEndPoint, reason, failure);
         try

@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Net.Security;
 using System.Security.Authentication;
 using System.Security.Cryptography.X509Certificates;
@@ -35,6 +36,15 @@ public sealed class TlsServerOptions
     /// </summary>
     public Func<X509Certificate2, X509Chain?, SslPolicyErrors, bool>? ClientCertificateValidation { get; set; }
 
+    /// <summary>
+    /// The application protocols offered with ALPN (default: http/1.1 only; SslStream picks among those the client offers). The
+    /// client's pick is on <c>TransportConnection.NegotiatedApplicationProtocol</c>, and the server runs that protocol on
+    /// the connection. A client that offers only other protocols fails the handshake (no_application_protocol alert,
+    /// counted as <c>protocol</c>); one that offers no ALPN at all is served HTTP/1.1.
+    /// Empty: no ALPN. A protocol the server does not serve fails the start with a message naming it.
+    /// </summary>
+    public IList<SslApplicationProtocol> ApplicationProtocols { get; set; } = [SslApplicationProtocol.Http11];
+
     /// <summary>How long the TLS handshake may take from the accept (default 10 s); then the connection is closed. Checked by the server's heartbeat.</summary>
     public TimeSpan HandshakeTimeout { get; set; } = TimeSpan.FromSeconds(10);
 
@@ -64,6 +74,7 @@ public sealed class TlsServerOptions
         ClientCertificateMode = ClientCertificateMode,
         ClientCertificateValidation = ClientCertificateValidation,
         HandshakeTimeout = HandshakeTimeout,
+        ApplicationProtocols = new List<SslApplicationProtocol>(ApplicationProtocols ?? []),
     };
 
     internal void Validate()
@@ -87,5 +98,22 @@ public sealed class TlsServerOptions
         }
 
         ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(HandshakeTimeout, TimeSpan.Zero, nameof(HandshakeTimeout));
+        ArgumentNullException.ThrowIfNull(ApplicationProtocols, nameof(ApplicationProtocols));
+        for (int i = 0; i < ApplicationProtocols.Count; i++)
+        {
+            SslApplicationProtocol protocol = ApplicationProtocols[i];
+            if (protocol.Protocol.IsEmpty)
+            {
+                throw new InvalidOperationException($"TlsServerOptions.ApplicationProtocols[{i}] is empty.");
+            }
+
+            for (int j = 0; j < i; j++)
+            {
+                if (ApplicationProtocols[j] == protocol)
+                {
+                    throw new InvalidOperationException($"TlsServerOptions.ApplicationProtocols lists '{protocol}' twice.");
+                }
+            }
+        }
     }
 }

@@ -1,12 +1,11 @@
 using System;
 using System.Collections.Concurrent;
+using System.Collections.Generic;
 using System.Net.Security;
 using System.Security.Authentication;
 using System.Security.Cryptography.X509Certificates;
-using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Server;
-using Falconet.Transport.Tls;
 
 namespace Falconet.Transport.Tls;
 
@@ -16,17 +15,17 @@ namespace Falconet.Transport.Tls;
 /// </summary>
 internal sealed class TlsServerSettings
 {
-    private static readonly System.Collections.Generic.List<SslApplicationProtocol> s_http11 = [SslApplicationProtocol.Http11];
-
     private readonly TlsServerOptions _options;
     private readonly SslServerAuthenticationOptions? _fixed;
     private readonly ConcurrentDictionary<X509Certificate2, SslServerAuthenticationOptions>? _selected;
     private readonly RemoteCertificateValidationCallback? _validateClient;
+    private readonly List<SslApplicationProtocol>? _applicationProtocols;
 
     public TlsServerSettings(TlsServerOptions options, TimeProvider clock)
     {
         options.Validate();
         _options = options;
+        _applicationProtocols = options.ApplicationProtocols.Count == 0 ? null : new List<SslApplicationProtocol>(options.ApplicationProtocols);
         HandshakeTimeout = (long)(options.HandshakeTimeout.TotalSeconds * clock.TimestampFrequency);
         if (options.ClientCertificateMode != ClientCertificateMode.NoCertificate)
         {
@@ -39,7 +38,7 @@ internal sealed class TlsServerSettings
         }
         else
         {
-            _selected = new ConcurrentDictionary<X509Certificate2, SslServerAuthenticationOptions>(System.Collections.Generic.ReferenceEqualityComparer.Instance);
+            _selected = new ConcurrentDictionary<X509Certificate2, SslServerAuthenticationOptions>(ReferenceEqualityComparer.Instance);
         }
     }
 
@@ -77,7 +76,7 @@ internal sealed class TlsServerSettings
         // Built once: no chain building per handshake.
         ServerCertificateContext = SslStreamCertificateContext.Create(certificate, additionalCertificates: null, offline: true),
         EnabledSslProtocols = _options.EnabledProtocols,
-        ApplicationProtocols = s_http11,
+        ApplicationProtocols = _applicationProtocols,
         ClientCertificateRequired = _options.ClientCertificateMode != ClientCertificateMode.NoCertificate,
         RemoteCertificateValidationCallback = _validateClient,
         CertificateRevocationCheckMode = X509RevocationMode.NoCheck,

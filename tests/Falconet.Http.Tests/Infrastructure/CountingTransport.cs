@@ -11,6 +11,7 @@ using Falconet.Server;
 using Falconet.Transport;
 using Falconet.Transport.Libuv;
 using Falconet.Transport.Sockets;
+using Falconet.Transport.Tls;
 
 namespace Falconet.Http.Tests.Infrastructure;
 
@@ -31,6 +32,8 @@ internal sealed class CountingTransportFactory(ITransportFactory inner) : ITrans
     public IReadOnlyList<CountingConnection> Connections => _connections.ToArray();
 
     public IReadOnlyList<SlabMemoryPool> Pools => inner.Pools;
+
+    public long RefusedConnections => inner.RefusedConnections;
 
     public async ValueTask<IConnectionListener> BindAsync(EndPoint endpoint, CancellationToken ct = default)
         => new Listener(this, await inner.BindAsync(endpoint, ct));
@@ -88,6 +91,10 @@ internal sealed class CountingConnection(TransportConnection inner, Action<Trans
     public override SlabMemoryPool Pool => inner.Pool;
 
     public override bool IsOnIoThread => inner.IsOnIoThread;
+
+    public override bool CompletesOnThreadPool => inner.CompletesOnThreadPool;
+
+    public override TlsConnectionInfo? TlsInfo => inner.TlsInfo;
 
     public override ValueTask<int> ReceiveAsync(Memory<byte> buffer, CancellationToken ct = default)
     {

@@ -44,6 +44,8 @@ internal sealed class InterceptingTransportFactory : ITransportFactory, IAsyncDi
 
     public IReadOnlyList<SlabMemoryPool> Pools => Inner.Pools;
 
+    public long RefusedConnections => Inner.RefusedConnections;
+
     public async ValueTask<IConnectionListener> BindAsync(EndPoint endpoint, CancellationToken ct = default)
         => new Listener(this, await Inner.BindAsync(endpoint, ct));
 

@@ -2,6 +2,7 @@ using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Diagnostics.Metrics;
+using Falconet.Diagnostics;
 using Falconet.Server;
 
 namespace Falconet.Http.Tests.Infrastructure;

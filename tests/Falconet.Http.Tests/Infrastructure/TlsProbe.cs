@@ -7,6 +7,7 @@ using System.Linq;
 using System.Net.Security;
 using System.Threading;
 using System.Threading.Tasks;
+using Falconet.Diagnostics;
 using Falconet.Server;
 using Shouldly;
 

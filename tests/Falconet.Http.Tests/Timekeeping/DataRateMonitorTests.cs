@@ -8,7 +8,7 @@ namespace Falconet.Http.Tests.Timekeeping;
 /// <summary>The minimum data rates, measured on a manual clock as the heartbeat sees them.</summary>
 public sealed class DataRateMonitorTests
 {
-    private static readonly MinDataRate HundredPerSecondAfterTwo = new(100, TimeSpan.FromSeconds(2));
+    private static readonly DataRateLimit HundredPerSecondAfterTwo = new(100, TimeSpan.FromSeconds(2), TimeSpan.TicksPerSecond);
 
     private static long Seconds(double seconds) => (long)(seconds * TimeSpan.TicksPerSecond);
 
@@ -16,7 +16,7 @@ public sealed class DataRateMonitorTests
     public void A_body_below_the_rate_is_reported_only_once_the_grace_period_has_passed_and_only_once()
     {
         var clock = new ManualTimeProvider();
-        var monitor = new DataRateMonitor(clock, HundredPerSecondAfterTwo, null);
+        var monitor = new DataRateMonitor(clock, HundredPerSecondAfterTwo, default);
         monitor.ResetBody();
         monitor.BodyWaitStarted();
 
@@ -32,7 +32,7 @@ public sealed class DataRateMonitorTests
     public void A_body_that_keeps_above_the_rate_is_never_reported()
     {
         var clock = new ManualTimeProvider();
-        var monitor = new DataRateMonitor(clock, HundredPerSecondAfterTwo, null);
+        var monitor = new DataRateMonitor(clock, HundredPerSecondAfterTwo, default);
         monitor.ResetBody();
         for (int second = 0; second < 30; second++)
         {
@@ -51,7 +51,7 @@ public sealed class DataRateMonitorTests
     public void Time_the_handler_spends_not_reading_does_not_count_against_the_client()
     {
         var clock = new ManualTimeProvider();
-        var monitor = new DataRateMonitor(clock, HundredPerSecondAfterTwo, null);
+        var monitor = new DataRateMonitor(clock, HundredPerSecondAfterTwo, default);
         monitor.ResetBody();
         monitor.BodyWaitStarted();
         clock.Advance(TimeSpan.FromSeconds(1));
@@ -74,7 +74,7 @@ public sealed class DataRateMonitorTests
     public void Each_request_body_is_measured_from_zero()
     {
         var clock = new ManualTimeProvider();
-        var monitor = new DataRateMonitor(clock, HundredPerSecondAfterTwo, null);
+        var monitor = new DataRateMonitor(clock, HundredPerSecondAfterTwo, default);
         monitor.ResetBody();
         monitor.BodyWaitStarted();
         clock.Advance(TimeSpan.FromSeconds(1.5));
@@ -90,7 +90,7 @@ public sealed class DataRateMonitorTests
     public void A_send_that_waits_longer_than_its_bytes_take_at_the_rate_is_reported()
     {
         var clock = new ManualTimeProvider();
-        var monitor = new DataRateMonitor(clock, null, HundredPerSecondAfterTwo);
+        var monitor = new DataRateMonitor(clock, default, HundredPerSecondAfterTwo);
 
         // 1,000 bytes at 100 B/s may take 10 s.
         monitor.SendStarted(1_000);
@@ -104,7 +104,7 @@ public sealed class DataRateMonitorTests
     public void A_small_send_gets_the_grace_period_and_a_completed_send_is_not_checked()
     {
         var clock = new ManualTimeProvider();
-        var monitor = new DataRateMonitor(clock, null, HundredPerSecondAfterTwo);
+        var monitor = new DataRateMonitor(clock, default, HundredPerSecondAfterTwo);
         monitor.SendStarted(10);
         clock.Advance(TimeSpan.FromSeconds(2));
         monitor.Check(clock.GetTimestamp()).ShouldBe(ConnectionCloseReason.None);
@@ -122,7 +122,7 @@ public sealed class DataRateMonitorTests
     public void Without_minimum_rates_nothing_is_ever_reported()
     {
         var clock = new ManualTimeProvider();
-        var monitor = new DataRateMonitor(clock, null, null);
+        var monitor = new DataRateMonitor(clock, default, default);
         monitor.ResetBody();
         monitor.BodyWaitStarted();
         monitor.SendStarted(1_000_000);

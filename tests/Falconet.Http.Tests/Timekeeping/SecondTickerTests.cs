@@ -4,6 +4,7 @@ using System.Threading.Tasks;
 using Falconet.Http;
 using Falconet.Http.Tests.Infrastructure;
 using Falconet.Server;
+using Falconet.Timekeeping;
 using Shouldly;
 
 namespace Falconet.Http.Tests.Timekeeping;

@@ -36,6 +36,7 @@ public sealed class LibuvTransportTests
         Thread resumedOn = await TransportHarness.ThreadAPendingReceiveResumesOnAsync(client, server);
 
         resumedOn.ManagedThreadId.ShouldBe(server.Pool.OwnerThreadId);
+        server.CompletesOnThreadPool.ShouldBeFalse();
     }
 
     [Fact(Timeout = Timeout)]
@@ -60,6 +61,7 @@ public sealed class LibuvTransportTests
         Thread resumedOn = await TransportHarness.ThreadAPendingReceiveResumesOnAsync(client, server);
 
         resumedOn.IsThreadPoolThread.ShouldBeTrue();
+        server.CompletesOnThreadPool.ShouldBeTrue();
     }
 
     [Fact(Timeout = Timeout)]

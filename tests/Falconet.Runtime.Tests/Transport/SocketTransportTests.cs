@@ -133,6 +133,9 @@ public sealed class SocketTransportTests
         Thread resumedOn = await TransportHarness.ThreadAPendingReceiveResumesOnAsync(client, server);
 
         resumedOn.IsThreadPoolThread.ShouldBeTrue("the receive resumed on " + resumedOn.Name + ", not on a thread-pool thread");
+
+        // It continues where the operation completed, not posted elsewhere: the TLS decorator reads as SslStream always does.
+        server.CompletesOnThreadPool.ShouldBeFalse();
     }
 
     [Fact(Timeout = Timeout)]

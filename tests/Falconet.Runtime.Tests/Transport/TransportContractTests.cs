@@ -401,6 +401,17 @@ public abstract class TransportContractTests
     }
 
     [Fact(Timeout = Timeout)]
+    public async Task A_plain_connection_carries_no_TLS_and_negotiated_no_application_protocol()
+    {
+        await using TransportHarness harness = await StartAsync();
+        (_, TransportConnection server) = await harness.ConnectAsync();
+
+        server.TlsInfo.ShouldBeNull();
+        server.NegotiatedApplicationProtocol.ShouldBe(default);
+        harness.Factory.RefusedConnections.ShouldBe(0);
+    }
+
+    [Fact(Timeout = Timeout)]
     public async Task Accepted_connections_know_both_endpoints()
     {
         await using TransportHarness harness = await StartAsync();

@@ -1,4 +1,5 @@
 using System.Threading.Tasks;
+using Falconet.Diagnostics;
 
 namespace Falconet.Http.Http1;
 
@@ -58,7 +59,7 @@ internal sealed partial class HttpConnection
     private ValueTask RespondRequestTimeoutAsync()
     {
         HttpLog.RequestHeadersTimedOut(_settings.Logger, Id);
-        Server.ServerMetrics.Count(Server.ServerMetrics.RejectedRequests, ConnectionCloseReasons.Name(ConnectionCloseReason.RequestHeadersTimeout));
+        ServerMetrics.Count(ServerMetrics.RejectedRequests, ConnectionCloseReasons.Name(ConnectionCloseReason.RequestHeadersTimeout));
         _response.Reset(isHead: false, http10: false, keepAlive: false);
         _response.TryWriteEmptyResponse(408, keepAlive: false);
         CloseAfterResponse(ConnectionCloseReason.RequestHeadersTimeout);

@@ -1,5 +1,5 @@
 using System;
-using Falconet.Server;
+using Falconet.Diagnostics;
 
 namespace Falconet.Http.Http1;
 

@@ -3,7 +3,7 @@ using System.Buffers;
 using System.Net;
 using System.Threading;
 using System.Threading.Tasks;
-using Falconet.Server;
+using Falconet.Diagnostics;
 using Falconet.Transport;
 
 namespace Falconet.Http.Http1;
@@ -41,7 +41,7 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
     private readonly HttpContext _context;
     private readonly IoThreadReturn _ioThread;
     private readonly RequestAbortSignal _abortSignal = new();
-    private ServerMetrics.ConnectionMeasurement _metrics;
+    private ConnectionMeasurement _metrics;
     private readonly ConnectionDeadline _deadline = new();
     private readonly DataRateMonitor _rates;
     private ParsePhase _phase;
@@ -124,7 +124,7 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
         if (_closeReason != ConnectionCloseReason.None)
         {
             HttpLog.ClosedByServer(_settings.Logger, Id, ConnectionCloseReasons.Name(_closeReason));
-            Server.ServerMetrics.Count(Server.ServerMetrics.ClosedConnections, ConnectionCloseReasons.Name(_closeReason));
+            ServerMetrics.Count(ServerMetrics.ClosedConnections, ConnectionCloseReasons.Name(_closeReason));
         }
 
         // Close first and wait until no receive or send is pending: an operation still in flight (a body read

@@ -1,0 +1,39 @@
+using System;
+using Falconet.Transport;
+using Falconet.Transport.Libuv;
+using Falconet.Transport.Sockets;
+using Microsoft.Extensions.Logging;
+
+namespace Falconet.Server;
+
+/// <summary>
+/// The one place outside <c>runtime/Transport/&lt;name&gt;/</c> that names a concrete transport: the built-in transport of
+/// a <see cref="TransportKind"/>, and the default kind. Everything else sees the transport contract only.
+/// </summary>
+internal static class BuiltInTransports
+{
+    /// <summary>The transport of <paramref name="kind"/>, configured from the server's options; the server owns and disposes it.</summary>
+    /// <exception cref="NotSupportedException">The kind is unknown, or its transport cannot run here (libuv not installed).</exception>
+    public static ITransportFactory Create(TransportKind kind, FalconetServerOptions options, int maxConnections) => kind switch
+    {
+        TransportKind.Sockets => new SocketTransportFactory(new SocketTransportOptions { Scheduling = options.Scheduling ?? IoScheduling.ThreadPool, IoThreadCount = options.IoThreadCount, TrackLeaks = options.TrackPoolLeaks }),
+        TransportKind.Libuv => new LibuvTransportFactory(new LibuvTransportOptions { Scheduling = options.Scheduling ?? IoScheduling.IoThreads, LoopCount = options.IoThreadCount, TrackLeaks = options.TrackPoolLeaks, LoggerFactory = options.LoggerFactory, MaxConnections = maxConnections }),
+        _ => throw new NotSupportedException($"Unknown transport {kind}."),
+    };
+
+    /// <summary>Whether libuv loads on this machine (the default transport's condition).</summary>
+    public static bool LibuvAvailable => LibuvTransportFactory.IsAvailable;
+
+    /// <summary>The transport of options that name none: libuv when it loads, sockets (logged) otherwise.</summary>
+    public static TransportKind ChooseDefault(bool libuvAvailable, ILogger logger)
+    {
+        // libuv serves a request with the least CPU (docs/benchmarks.md); sockets needs nothing beyond .NET.
+        if (libuvAvailable)
+        {
+            return TransportKind.Libuv;
+        }
+
+        ServerLog.LibuvUnavailable(logger, LibuvTransportFactory.PackageName);
+        return TransportKind.Sockets;
+    }
+}

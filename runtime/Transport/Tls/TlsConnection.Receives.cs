@@ -1,0 +1,212 @@
+using System;
+using System.IO;
+using System.Threading;
+using System.Threading.Tasks;
+using System.Threading.Tasks.Sources;
+
+namespace Falconet.Transport.Tls;
+
+/// <summary>Receives: one SslStream read into the caller's block, waiting for the peer's records first where the inner connection completes on the thread pool.</summary>
+internal sealed partial class TlsConnection
+{
+    // Receives: whether the next one may wait for the peer before reading through SslStream (see ReceiveAsync).
+    private readonly ReadAfterRecords _readAfterRecords;
+    private int _receiveLength;
+    private bool _readMayWaitFirst;
+    private readonly bool _waitForRecordsFirst;
+
+    public override ValueTask<int> ReceiveAsync(Memory<byte> buffer, CancellationToken ct = default)
+    {
+        if (ct.IsCancellationRequested)
+        {
+            return ValueTask.FromCanceled<int>(ct);
+        }
+
+        if (_receive.IsPending)
+        {
+            // Checked before SslStream sees the call, which would refuse it with its own NotSupportedException.
+            throw new InvalidOperationException("A receive is already pending on this connection.");
+        }
+
+        if (IsClosedLocally || Volatile.Read(ref _receiveStopped) != 0)
+        {
+            return new ValueTask<int>(0);
+        }
+
+        _receiveLength = buffer.Length;
+        if (_waitForRecordsFirst && _readMayWaitFirst && _stream.SslStreamNeedsRecords)
+        {
+            // SslStream would wait for the peer inside this read, and its pooled boxes would be rented here and returned
+            // on the thread the bytes arrive on: wait for them first, then read there (normally completing at once).
+            ValueTask<int> wait;
+            try
+            {
+                wait = _stream.WaitForRecordsAsync(ct);
+                if (wait.IsCompleted)
+                {
+                    wait.GetAwaiter().GetResult();
+                }
+            }
+            catch (Exception exception)
+            {
+                try
+                {
+                    return new ValueTask<int>(CompleteReceive(ValueTask.FromException<int>(ReadAfterRecords.AsReadFailure(exception, ct))));
+                }
+                catch (Exception mapped)
+                {
+                    return ValueTask.FromException<int>(mapped);
+                }
+            }
+
+            if (!wait.IsCompleted)
+            {
+                return new ValueTask<int>(_receive, _receive.Begin(_readAfterRecords.Start(wait, buffer, ct)));
+            }
+        }
+
+        ValueTask<int> read = _ssl.ReadAsync(buffer, ct);
+        if (!read.IsCompleted)
+        {
+            return new ValueTask<int>(_receive, _receive.Begin(read));
+        }
+
+        try
+        {
+            return new ValueTask<int>(CompleteReceive(read));
+        }
+        catch (Exception exception)
+        {
+            return ValueTask.FromException<int>(exception);
+        }
+    }
+
+    private int CompleteReceive(ValueTask<int> read)
+    {
+        _readMayWaitFirst = false;
+        int received;
+        try
+        {
+            received = read.GetAwaiter().GetResult();
+        }
+        catch (Exception) when (IsClosedLocally || Volatile.Read(ref _receiveStopped) != 0)
+        {
+            // Stopped or closed here: the read ends as the contract says, with 0, even when a record was cut short.
+            return 0;
+        }
+
+        // Less than asked for: SslStream has no decrypted bytes left (it copies until the buffer is full).
+        _stream.Returned(received);
+        _readMayWaitFirst = received > 0 && received < _receiveLength;
+        return received;
+    }
+
+    /// <summary>
+    /// A receive that waits for the peer's bytes before it reads through SslStream: one per connection, reused, its
+    /// continuations run where the bytes arrive (see <see cref="TlsTransportStream.SslStreamNeedsRecords"/>).
+    /// </summary>
+    private sealed class ReadAfterRecords : IValueTaskSource<int>
+    {
+        private readonly TlsConnection _connection;
+        private readonly Action _onRecords;
+        private readonly Action _onRead;
+        private ManualResetValueTaskSourceCore<int> _core;
+        private ValueTask<int> _pending;
+        private Memory<byte> _buffer;
+        private CancellationToken _token;
+
+        public ReadAfterRecords(TlsConnection connection)
+        {
+            _connection = connection;
+            _onRecords = OnRecords;
+            _onRead = OnRead;
+        }
+
+        public ValueTask<int> Start(ValueTask<int> wait, Memory<byte> buffer, CancellationToken ct)
+        {
+            _core.Reset();
+            _buffer = buffer;
+            _token = ct;
+            _pending = wait;
+            short version = _core.Version;
+            wait.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_onRecords);
+            return new ValueTask<int>(this, version);
+        }
+
+        /// <summary>A failure of the wait, as SslStream would have reported it from its own read.</summary>
+        public static Exception AsReadFailure(Exception exception, CancellationToken ct) =>
+            exception is IOException || (exception is OperationCanceledException && ct.IsCancellationRequested)
+                ? exception
+                : new IOException("Unable to read data from the transport connection: " + exception.Message, exception);
+
+        private void OnRecords()
+        {
+            ValueTask<int> wait = _pending;
+            _pending = default;
+            ValueTask<int> read;
+            try
+            {
+                wait.GetAwaiter().GetResult();
+                read = _connection._ssl.ReadAsync(_buffer, _token);
+            }
+            catch (Exception exception)
+            {
+                Finish(0, AsReadFailure(exception, _token));
+                return;
+            }
+
+            if (read.IsCompleted)
+            {
+                Complete(read);
+                return;
+            }
+
+            _pending = read;
+            read.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_onRead);
+        }
+
+        private void OnRead()
+        {
+            ValueTask<int> read = _pending;
+            _pending = default;
+            Complete(read);
+        }
+
+        private void Complete(ValueTask<int> read)
+        {
+            int received;
+            try
+            {
+                received = read.GetAwaiter().GetResult();
+            }
+            catch (Exception exception)
+            {
+                Finish(0, exception);
+                return;
+            }
+
+            Finish(received, null);
+        }
+
+        private void Finish(int received, Exception? error)
+        {
+            _buffer = default;
+            _token = default;
+            if (error is null)
+            {
+                _core.SetResult(received);
+            }
+            else
+            {
+                _core.SetException(error);
+            }
+        }
+
+        int IValueTaskSource<int>.GetResult(short token) => _core.GetResult(token);
+
+        ValueTaskSourceStatus IValueTaskSource<int>.GetStatus(short token) => _core.GetStatus(token);
+
+        void IValueTaskSource<int>.OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
+            _core.OnCompleted(continuation, state, token, flags);
+    }
+}

@@ -1,0 +1,84 @@
+using System;
+using System.Linq;
+using System.Threading.Tasks;
+using Falconet.Buffers;
+using Falconet.Http.Tests.Infrastructure;
+using Falconet.Server;
+using Shouldly;
+
+namespace Falconet.Http.Tests.Server;
+
+/// <summary>Slabs taken at a peak go back once the transport's pools have been idle, driven by the server's heartbeat.</summary>
+public class MemoryReleaseTests : ServerTests
+{
+    private const int ReleasedIdleSlabsEvent = 114;
+    private static readonly TimeSpan IdleTimeout = TimeSpan.FromSeconds(10);
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task After_a_peak_the_idle_pools_give_their_slabs_back_and_serve_again_afterwards()
+    {
+        var clock = new ManualTimeProvider();
+        var logs = new RecordingLoggerFactory();
+        byte[] large = new byte[512 * 1024];
+        await using TestServer host = await StartServerAsync(context =>
+        {
+            context.Response.Write(large);
+            return default;
+        }, options =>
+        {
+            options.TimeProvider = clock;
+            options.HeartbeatInterval = TimeSpan.FromSeconds(1);
+            options.PoolIdleTimeout = IdleTimeout;
+            options.LoggerFactory = logs;
+        });
+
+        // A peak: eight connections at once, each buffering a 512 KiB response.
+        await Task.WhenAll(Enumerable.Range(0, 8).Select(async _ =>
+        {
+            using RawClient client = host.Connect();
+            await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+            (await client.ReadResponseAsync()).Body.Length.ShouldBe(large.Length);
+        }));
+        for (int i = 0; i < 500 && host.Server.ConnectionCount > 0; i++)
+        {
+            await Task.Delay(10);
+        }
+
+        long peak = Reserved(host);
+        peak.ShouldBeGreaterThan(16L * SlabMemoryPool.SlabSize);
+
+        // Not before the idle time.
+        for (int i = 0; i < 9; i++)
+        {
+            clock.Advance(TimeSpan.FromSeconds(1));
+        }
+
+        Reserved(host).ShouldBe(peak);
+        for (int i = 0; i < 3; i++)
+        {
+            clock.Advance(TimeSpan.FromSeconds(1));
+        }
+
+        // Every slab is free by now: all go (a loop's pool releases on its own thread, so give it a moment).
+        for (int i = 0; i < 500 && Reserved(host) != 0; i++)
+        {
+            await Task.Delay(10);
+        }
+
+        Reserved(host).ShouldBe(0);
+        clock.Advance(TimeSpan.FromSeconds(1));
+        logs.Contains(ReleasedIdleSlabsEvent).ShouldBeTrue();
+
+        using RawClient after = host.Connect();
+        await after.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        (await after.ReadResponseAsync()).Body.Length.ShouldBe(large.Length);
+    }
+
+    private static long Reserved(TestServer host) => host.Server.Transport!.Pools.Sum(pool => pool.BytesReserved);
+}
+
+/// <summary>The same test on the libuv transport.</summary>
+public sealed class MemoryReleaseTestsOnLibuv : MemoryReleaseTests
+{
+    protected override TransportKind Transport => TransportKind.Libuv;
+}
