@@ -9,7 +9,7 @@ using Falconet.Http.Tests.Infrastructure;
 using Falconet.Server;
 using Shouldly;
 
-namespace Falconet.Http.Tests;
+namespace Falconet.Http.Tests.Http1;
 
 /// <summary>
 /// Switching protocols (HttpContext.UpgradeAsync) over raw sockets: the 101, the connection as an opaque stream that starts
