@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.IO;
 using System.Net;
 using System.Threading;
 using System.Threading.Tasks;
@@ -162,7 +163,7 @@ public partial class FalconetServer : IAsyncDisposable
 
             foreach (IPEndPoint endpoint in options.Endpoints)
             {
-                IConnectionListener listener = await _transport.BindAsync(endpoint, cancellationToken).ConfigureAwait(false);
+                IConnectionListener listener = await BindAsync(_transport, endpoint, "http", cancellationToken).ConfigureAwait(false);
                 _listeners.Add(listener);
                 _boundEndpoints.Add((IPEndPoint)listener.EndPoint);
                 ServerLog.Listening(_logger, listener.EndPoint);
@@ -174,7 +175,7 @@ public partial class FalconetServer : IAsyncDisposable
             foreach (HttpsEndpoint https in options.HttpsEndpoints)
             {
                 var tls = new TlsTransportFactory(_transport, https.Tls, tlsContext);
-                IConnectionListener listener = await tls.BindAsync(https.EndPoint, cancellationToken).ConfigureAwait(false);
+                IConnectionListener listener = await BindAsync(tls, https.EndPoint, "https", cancellationToken).ConfigureAwait(false);
                 _listeners.Add(listener);
                 _boundHttpsEndpoints.Add((IPEndPoint)listener.EndPoint);
                 TlsLog.ListeningHttps(_logger, listener.EndPoint);
@@ -197,6 +198,19 @@ public partial class FalconetServer : IAsyncDisposable
         foreach (IConnectionListener listener in _listeners)
         {
             _acceptLoops.Add(AcceptLoopAsync(listener));
+        }
+    }
+
+    /// <summary>Binds one endpoint; a failure (the port is taken, the address is not the machine's) names the endpoint.</summary>
+    private static async ValueTask<IConnectionListener> BindAsync(ITransportFactory transport, IPEndPoint endpoint, string scheme, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return await transport.BindAsync(endpoint, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception exception) when (exception is System.Net.Sockets.SocketException or IOException)
+        {
+            throw new IOException($"Falconet cannot bind {scheme}://{endpoint}: {exception.Message}", exception);
         }
     }
 

@@ -8,6 +8,7 @@ using Falconet.AspNetCore.Tests.Infrastructure;
 using Falconet.Http.Tests.Infrastructure;
 using Falconet.Server;
 using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
@@ -97,6 +98,25 @@ public sealed class ConfigurationTests : IDisposable
 
         OptionsValidationException failure = await Should.ThrowAsync<OptionsValidationException>(() => StartAsync(settings));
         failure.Message.ShouldContain(message);
+    }
+
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData(WebServer.Kestrel, "http")]
+    [InlineData(WebServer.FalconetSockets, "http")]
+    [InlineData(WebServer.FalconetLibuv, "http")]
+    [InlineData(WebServer.FalconetSockets, "https")]
+    [InlineData(WebServer.FalconetLibuv, "https")]
+    public async Task An_endpoint_that_cannot_be_bound_fails_the_start_with_a_message_naming_it(WebServer server, string scheme)
+    {
+        using var taken = new System.Net.Sockets.Socket(System.Net.Sockets.AddressFamily.InterNetwork, System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp);
+        taken.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        taken.Listen();
+        string address = $"{scheme}://{taken.LocalEndPoint}";
+
+        Exception failure = await Should.ThrowAsync<Exception>(() => AspNetTestApp.StartAsync(server, app => app.MapGet("/", () => "never"),
+            builder => builder.WebHost.ConfigureFalconetHttpsDefaults(tls => tls.ServerCertificate = TestCertificates.Server),
+            ["--urls", address]));
+        failure.Message.ShouldContain(address);
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
