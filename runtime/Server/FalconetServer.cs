@@ -138,6 +138,8 @@ public partial class FalconetServer : IAsyncDisposable
             AllowConnect = options.AllowConnect,
             MinRequestBodyDataRate = options.MinRequestBodyDataRate?.ToLimit(options.TimeProvider) ?? default,
             MinResponseDataRate = options.MinResponseDataRate?.ToLimit(options.TimeProvider) ?? default,
+            MinRequestBodyRate = options.MinRequestBodyDataRate,
+            MinResponseRate = options.MinResponseDataRate,
         };
         DateHeaderValues.Acquire();
         try

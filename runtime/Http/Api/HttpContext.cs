@@ -3,6 +3,7 @@ using System.Net;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Http.Http1;
+using Falconet.Server;
 
 namespace Falconet.Http;
 
@@ -38,7 +39,9 @@ public class HttpContext
 
     /// <summary>
     /// An object the application keeps with the connection across its requests (null at first): per-connection state
-    /// that must not be made again for every request, such as the ASP.NET Core integration's feature objects.
+    /// that must not be made again for every request, such as the ASP.NET Core integration's feature objects. When the
+    /// connection has closed, the server disposes it if it is <see cref="System.IAsyncDisposable"/> or
+    /// <see cref="System.IDisposable"/> (after the last request; a failure is logged as a connection error).
     /// </summary>
     public object? ConnectionState { get; set; }
 
@@ -62,6 +65,28 @@ public class HttpContext
     /// <see cref="RequestAborted"/>.
     /// </summary>
     public void Abort() => _connection.RequestAbort();
+
+    /// <summary>
+    /// The least rate the current request's body must arrive at while the server waits for it: the server's
+    /// <see cref="FalconetServerOptions.MinRequestBodyDataRate"/> unless the handler sets another; null turns it off for this
+    /// request (a long-lived streaming upload that may pause). Every request starts with the server's again.
+    /// </summary>
+    public MinDataRate? MinRequestBodyDataRate
+    {
+        get => _connection.MinRequestBodyDataRate;
+        set => _connection.MinRequestBodyDataRate = value;
+    }
+
+    /// <summary>
+    /// The least rate the client must read the current response at while a send waits for it: the server's
+    /// <see cref="FalconetServerOptions.MinResponseDataRate"/> unless the handler sets another; null turns it off for this
+    /// request. Every request starts with the server's again.
+    /// </summary>
+    public MinDataRate? MinResponseDataRate
+    {
+        get => _connection.MinResponseDataRate;
+        set => _connection.MinResponseDataRate = value;
+    }
 
     /// <summary>
     /// True when the client asks to switch the connection to another protocol (a WebSocket, say) and the handler can still

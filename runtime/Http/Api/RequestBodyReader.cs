@@ -26,6 +26,8 @@ public sealed class RequestBodyReader
     private ChunkedDecoder _decoder;
     private bool _completed = true;
     private bool _expectContinue;
+    private RequestHeaders? _trailers;
+    private bool _hasTrailers;
 
     internal RequestBodyReader(Http1Input input, Http1OutputBuffer output, SlabMemoryPool pool, HttpLimits limits, DataRateMonitor rates)
     {
@@ -41,6 +43,12 @@ public sealed class RequestBodyReader
 
     /// <summary>Body bytes handed to the application so far for the current request.</summary>
     public long BytesRead { get; private set; }
+
+    /// <summary>
+    /// The trailer fields of a chunked body (RFC 9112 section 7.1.2), once the body has been read to its end; null when none
+    /// came. Fields that must never be trailers (framing, routing, authentication...) are refused with 400 instead.
+    /// </summary>
+    public RequestHeaders? Trailers => _hasTrailers && _completed ? _trailers : null;
 
     /// <summary>True when the request asked for 100 Continue and the interim response was sent.</summary>
     public bool ContinueSent { get; private set; }
@@ -65,6 +73,11 @@ public sealed class RequestBodyReader
         ContinueSent = false;
         Fault = null;
         Truncated = false;
+        if (_hasTrailers)
+        {
+            _hasTrailers = false;
+            _trailers!.Clear();
+        }
     }
 
     /// <summary>
@@ -200,6 +213,7 @@ public sealed class RequestBodyReader
         }
 
         var reader = new SequenceReader<byte>(buffered);
+        var trailers = new TrailerCollector(this);
         int written;
         try
         {
@@ -208,7 +222,7 @@ public sealed class RequestBodyReader
             do
             {
                 before = reader.Consumed;
-                written = _decoder.Decode(ref reader, destination, _limits, out done);
+                written = _decoder.Decode(ref trailers, ref reader, destination, _limits, out done);
             }
             while (written == 0 && !done && reader.Consumed != before && !reader.End);
 
@@ -303,6 +317,27 @@ public sealed class RequestBodyReader
             {
                 _pool.Return(scratch);
             }
+        }
+    }
+
+    /// <summary>Keeps the trailer fields of the current body in a collection made when the first one arrives.</summary>
+    private readonly struct TrailerCollector : IHttpHeadersHandler
+    {
+        private readonly RequestBodyReader _owner;
+
+        public TrailerCollector(RequestBodyReader owner)
+        {
+            _owner = owner;
+        }
+
+        public bool OnHeader(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
+        {
+            _owner._hasTrailers = true;
+            return (_owner._trailers ??= new RequestHeaders()).TryAppend(name, value);
+        }
+
+        public void OnHeadersComplete()
+        {
         }
     }
 }

@@ -8,6 +8,24 @@ namespace Falconet.Http.Http1;
 // server-initiated close.
 internal sealed partial class HttpConnection
 {
+    /// <summary>
+    /// The connection has closed: the application's per-connection state (<see cref="HttpContext.ConnectionState"/>) is
+    /// disposed when it is disposable, so it learns that the connection ended.
+    /// </summary>
+    private ValueTask DisposeConnectionStateAsync()
+    {
+        switch (_context.ConnectionState)
+        {
+            case IAsyncDisposable asyncDisposable:
+                return asyncDisposable.DisposeAsync();
+            case IDisposable disposable:
+                disposable.Dispose();
+                break;
+        }
+
+        return default;
+    }
+
     /// <summary>The application asked for the connection to be reset after its handler returns.</summary>
     public void RequestAbort()
     {

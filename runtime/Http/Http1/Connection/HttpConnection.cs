@@ -138,6 +138,7 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
         {
             await _transport.DisposeAsync().ConfigureAwait(false);
             await _input.AbandonWatchAsync().ConfigureAwait(false);
+            await DisposeConnectionStateAsync().ConfigureAwait(false);
         }
         catch (Exception exception)
         {
@@ -436,6 +437,7 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
         _requestKeepAlive = WantsKeepAlive(http10) && !_settings.Shutdown.IsCancellationRequested;
         bool expectContinue = !http10 && bodyKind != RequestBodyKind.None
             && HttpConnectionTokens.ContainsContinue(_requestHeaders.Expect);
+        RestoreDataRates();
         _body.Reset(bodyKind, contentLength, expectContinue);
         _response.Reset(isHead, http10, _requestKeepAlive);
         _response.AllowSynchronousWrites = _settings.AllowSynchronousWrites;
