@@ -30,7 +30,10 @@ internal sealed class AspNetRequestBodyStream : Stream
     public bool HasStartedReading { get; private set; }
 
     /// <summary>True once a read found the body malformed, cut short or too slow (Falconet answers the request itself then).</summary>
-    public bool Faulted { get; private set; }
+    public bool Faulted => Error is not null;
+
+    /// <summary>The error a read of this request's body found (IBadRequestExceptionFeature), or null.</summary>
+    public AspNetBadHttpRequestException? Error { get; private set; }
 
     private RequestBodyReader Reader => _features.Context.Request.BodyReader;
 
@@ -51,7 +54,7 @@ internal sealed class AspNetRequestBodyStream : Stream
     public void Reset()
     {
         HasStartedReading = false;
-        Faulted = false;
+        Error = null;
         _read = 0;
     }
 
@@ -165,10 +168,7 @@ internal sealed class AspNetRequestBodyStream : Stream
     }
 
     private AspNetBadHttpRequestException Translate(FalconetBadHttpRequestException exception)
-    {
-        Faulted = true;
-        return new AspNetBadHttpRequestException(exception.Message, exception.StatusCode, exception);
-    }
+        => Error = new AspNetBadHttpRequestException(exception.Message, exception.StatusCode, exception);
 }
 
 /// <summary>

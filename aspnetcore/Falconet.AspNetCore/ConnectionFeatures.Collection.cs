@@ -30,18 +30,28 @@ internal sealed partial class ConnectionFeatures<TContext>
     private const int BodyControlSlot = 10;
     private const int UpgradeSlot = 11;
     private const int ExtendedConnectSlot = 12;
+    private const int MinRequestBodyDataRateSlot = 13;
+    private const int MinResponseDataRateSlot = 14;
+    private const int RequestTrailersSlot = 15;
+    private const int BadRequestExceptionSlot = 16;
+    private const int PersistentStateSlot = 17;
+    private const int ConnectionIdSlot = 18;
+    private const int ConnectionItemsSlot = 19;
+    private const int ConnectionLifetimeSlot = 20;
+    private const int ConnectionLifetimeNotificationSlot = 21;
+    private const int ConnectionCompleteSlot = 22;
+    private const int RouteValuesSlot = 23;
 
     // Implemented by this object on TLS connections only (empty on plain ones).
-    private const int TlsConnectionSlot = 13;
-    private const int TlsHandshakeSlot = 14;
-    private const int TlsApplicationProtocolSlot = 15;
-    private const int HttpsCompressionSlot = 16;
+    private const int TlsConnectionSlot = 24;
+    private const int TlsHandshakeSlot = 25;
+    private const int TlsApplicationProtocolSlot = 26;
+    private const int HttpsCompressionSlot = 27;
 
     // Set by the framework on every request; empty after a reset.
-    private const int RouteValuesSlot = 17;
-    private const int ActivitySlot = 18;
-    private const int SlotCount = 19;
-    private const int ImplementedSlots = 13;
+    private const int ActivitySlot = 28;
+    private const int SlotCount = 29;
+    private const int ImplementedSlots = 24;
 
     private static readonly Type[] s_slotTypes =
     [
@@ -58,11 +68,21 @@ internal sealed partial class ConnectionFeatures<TContext>
         typeof(IHttpBodyControlFeature),
         typeof(IHttpUpgradeFeature),
         typeof(IHttpExtendedConnectFeature),
+        typeof(IHttpMinRequestBodyDataRateFeature),
+        typeof(IHttpMinResponseDataRateFeature),
+        typeof(IHttpRequestTrailersFeature),
+        typeof(IBadRequestExceptionFeature),
+        typeof(IPersistentStateFeature),
+        typeof(IConnectionIdFeature),
+        typeof(IConnectionItemsFeature),
+        typeof(IConnectionLifetimeFeature),
+        typeof(IConnectionLifetimeNotificationFeature),
+        typeof(IConnectionCompleteFeature),
+        typeof(IRouteValuesFeature),
         typeof(ITlsConnectionFeature),
         typeof(ITlsHandshakeFeature),
         typeof(ITlsApplicationProtocolFeature),
         typeof(IHttpsCompressionFeature),
-        typeof(IRouteValuesFeature),
         typeof(IHttpActivityFeature),
     ];
 
@@ -148,7 +168,6 @@ internal sealed partial class ConnectionFeatures<TContext>
         _slots[TlsApplicationProtocolSlot] = tls;
         _slots[HttpsCompressionSlot] = tls;
         _slots[EndpointSlot] = null;
-        _slots[RouteValuesSlot] = null;
         _slots[ActivitySlot] = null;
         _extra.Clear();
         Headers = _defaultRequestHeaders;
@@ -277,6 +296,56 @@ internal sealed partial class ConnectionFeatures<TContext>
         if (typeof(TFeature) == typeof(IHttpExtendedConnectFeature))
         {
             return ExtendedConnectSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpMinRequestBodyDataRateFeature))
+        {
+            return MinRequestBodyDataRateSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpMinResponseDataRateFeature))
+        {
+            return MinResponseDataRateSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpRequestTrailersFeature))
+        {
+            return RequestTrailersSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IBadRequestExceptionFeature))
+        {
+            return BadRequestExceptionSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IPersistentStateFeature))
+        {
+            return PersistentStateSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IConnectionIdFeature))
+        {
+            return ConnectionIdSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IConnectionItemsFeature))
+        {
+            return ConnectionItemsSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IConnectionLifetimeFeature))
+        {
+            return ConnectionLifetimeSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IConnectionLifetimeNotificationFeature))
+        {
+            return ConnectionLifetimeNotificationSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IConnectionCompleteFeature))
+        {
+            return ConnectionCompleteSlot;
         }
 
         if (typeof(TFeature) == typeof(ITlsConnectionFeature))

@@ -101,6 +101,7 @@ internal sealed partial class ConnectionFeatures<TContext> : IFeatureCollection,
         _maxRequestBodySize = null;
         _onStarting.Clear();
         _onCompleted.Clear();
+        _routeValues = null;
         ResetTls();
         _defaultRequestBody.Reset();
         _defaultRequestPipe.Reset();

@@ -27,13 +27,15 @@ public sealed class FalconetWebServer : IServer
     private readonly ILoggerFactory _loggerFactory;
     private readonly ILogger _logger;
     private readonly TimeSpan? _hostShutdownTimeout;
+    private readonly CancellationToken _stopping;
     private readonly ServerAddressesFeature _addresses = new();
     private FalconetServer? _server;
 
     /// <summary>Created by the host's service provider (see <see cref="WebHostBuilderFalconetExtensions.UseFalconet(Microsoft.AspNetCore.Hosting.IWebHostBuilder)"/>).</summary>
     public FalconetWebServer(IOptions<FalconetServerOptions> options, ILoggerFactory loggerFactory, IOptions<HostOptions>? hostOptions = null,
-        IOptionsMonitor<TlsServerOptions>? httpsDefaults = null)
+        IOptionsMonitor<TlsServerOptions>? httpsDefaults = null, IHostApplicationLifetime? lifetime = null)
     {
+        _stopping = lifetime?.ApplicationStopping ?? default;
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(loggerFactory);
         _options = options.Value;
@@ -61,7 +63,7 @@ public sealed class FalconetWebServer : IServer
         }
 
         FalconetServerOptions options = PrepareOptions();
-        var settings = new FalconetWebServerSettings(_logger, options.Limits.MaxRequestBodySize, options.AllowSynchronousWrites);
+        var settings = new FalconetWebServerSettings(_logger, options.Limits.MaxRequestBodySize, options.AllowSynchronousWrites, _stopping);
         var server = new FalconetServer(options, new AspNetHttpApplication<TContext>(application, settings));
         await server.StartAsync(cancellationToken).ConfigureAwait(false);
         _server = server;
