@@ -43,6 +43,21 @@ public sealed class ServerAddressTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task HTTPS_PORTS_binds_every_address_on_that_port_with_https()
+    {
+        // The setting ASPNETCORE_HTTPS_PORTS reaches the host as; the host turns it into https://*:21213.
+        await using AspNetTestApp host = await AspNetTestApp.StartAsync(TransportKind.Sockets, app => app.MapGet("/", () => "secure ports"),
+            builder =>
+            {
+                builder.WebHost.UseSetting("https_ports", "21213");
+                builder.WebHost.ConfigureFalconetHttpsDefaults(tls => tls.ServerCertificate = TestCertificates.Server);
+            }, args: []);
+
+        host.Server.Server!.BoundHttpsEndpoints.Single().Port.ShouldBe(21213);
+        (await host.Http.GetStringAsync("https://127.0.0.1:21213/")).ShouldBe("secure ports");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Endpoints_configured_on_the_options_win_over_urls()
     {
         await using AspNetTestApp host = await AspNetTestApp.StartAsync(TransportKind.Sockets, app => app.MapGet("/", () => "options"),
