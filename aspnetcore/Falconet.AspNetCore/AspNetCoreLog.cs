@@ -18,6 +18,9 @@ internal static partial class AspNetCoreLog
     [LoggerMessage(EventId = 507, Level = LogLevel.Error, Message = "Connection id \"{ConnectionId}\": a connection OnCompleted callback failed.")]
     public static partial void ConnectionCompletedCallbackFailed(ILogger logger, string connectionId, Exception exception);
 
+    [LoggerMessage(EventId = 508, Level = LogLevel.Debug, Message = "Connection id \"{ConnectionId}\", Request id \"{TraceIdentifier}\": the request body is malformed ({Reason}); answered by the server.")]
+    public static partial void BadRequestBody(ILogger logger, string connectionId, string traceIdentifier, string reason);
+
     [LoggerMessage(EventId = 506, Level = LogLevel.Debug, Message = "Connection id \"{ConnectionId}\", Request id \"{TraceIdentifier}\": the request was aborted and the application stopped with OperationCanceledException.")]
     public static partial void RequestAborted(ILogger logger, string connectionId, string traceIdentifier);
 

@@ -112,6 +112,12 @@ internal sealed class AspNetHttpApplication<TContext> : FalconetHttpApplication
             // The client went away (or the request was aborted) and the application gave up: not an application error.
             AspNetCoreLog.RequestAborted(_settings.Logger, features.ConnectionId, features.TraceIdentifier);
         }
+        else if (exception is AspNetBadHttpRequestException && features.RequestBodyFaulted)
+        {
+            // The client sent a malformed body and the read's error reached here: the client's fault, which Falconet has
+            // already logged and counted as a bad request (at Debug, so no client can flood the log).
+            AspNetCoreLog.BadRequestBody(_settings.Logger, features.ConnectionId, features.TraceIdentifier, exception.Message);
+        }
         else
         {
             AspNetCoreLog.ApplicationError(_settings.Logger, features.ConnectionId, features.TraceIdentifier, exception);
