@@ -10,7 +10,7 @@ namespace Falconet.Benchmarks.PayloadServer;
 
 /// <summary>
 /// Serves GET /bytes/N (N up to 1 MiB) with a fixed random body of N bytes on a plain port and an HTTPS port of the
-/// same server, so that benchmarks/load/tls.sh measures TLS against plain TCP on the same transport.
+/// same server, so that the load harness's HTTPS section (benchmarks/load/harness.py, tls) measures TLS against plain TCP on the same transport.
 /// </summary>
 /// <remarks>
 /// Usage: --port N --https-port N --https-cert cert.pem --https-key key.pem [--transport sockets|libuv]. Runs until SIGTERM

@@ -13,7 +13,7 @@ namespace Falconet.Samples.Plaintext;
 /// <summary>Runs the TechEmpower sample until Ctrl+C (SIGINT) or SIGTERM, then stops gracefully.</summary>
 internal static class Program
 {
-    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--libuv-distribution reuseport|handoff] [--max-connections N] [--stats]"
+    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--libuv-distribution reuseport|handoff] [--max-connections N] [--io-threads N] [--stats]"
         + " [--https-port N (--https-cert cert.pem --https-key key.pem | --https-pfx file.pfx [--https-password P])]";
 
     public static async Task<int> Main(string[] args)
@@ -31,6 +31,10 @@ internal static class Program
         }
 
         var options = new FalconetServerOptions { Scheduling = arguments.Scheduling, MaxConnections = arguments.MaxConnections };
+        if (arguments.IoThreads is int ioThreads)
+        {
+            options.IoThreadCount = ioThreads;
+        }
         if (arguments.Transport is { } transport)
         {
             options.Transport = transport;
@@ -59,7 +63,7 @@ internal static class Program
         LibuvTransportFactory? libuv = null;
         try
         {
-            libuv = arguments.Distribution is { } distribution ? CreateLibuv(distribution, arguments.Scheduling) : null;
+            libuv = arguments.Distribution is { } distribution ? CreateLibuv(distribution, arguments.Scheduling, options.IoThreadCount) : null;
         }
         catch (Exception exception) when (exception is DllNotFoundException or NotSupportedException)
         {
@@ -116,8 +120,9 @@ internal static class Program
 
         return 0;
 
-        static LibuvTransportFactory CreateLibuv(LibuvDistribution distribution, IoScheduling? scheduling) => new(new LibuvTransportOptions
+        static LibuvTransportFactory CreateLibuv(LibuvDistribution distribution, IoScheduling? scheduling, int loops) => new(new LibuvTransportOptions
         {
+            LoopCount = loops,
             Distribution = distribution,
             Scheduling = scheduling ?? IoScheduling.IoThreads,
         });

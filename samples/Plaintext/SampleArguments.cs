@@ -38,6 +38,9 @@ internal sealed class SampleArguments
 
     public int? MaxConnections { get; private set; }
 
+    /// <summary>The number of I/O threads (libuv loops, or the sockets transport's I/O threads), or null for one per processor.</summary>
+    public int? IoThreads { get; private set; }
+
     public static bool TryParse(string[] args, [NotNullWhen(true)] out SampleArguments? parsed, [NotNullWhen(false)] out string? error)
     {
         var result = new SampleArguments();
@@ -145,6 +148,15 @@ internal sealed class SampleArguments
                     }
 
                     result.MaxConnections = max;
+                    break;
+                case "--io-threads":
+                    if (i + 1 >= args.Length || !int.TryParse(args[++i], NumberStyles.None, CultureInfo.InvariantCulture, out int ioThreads) || ioThreads < 1)
+                    {
+                        error = "--io-threads needs a positive number.";
+                        return false;
+                    }
+
+                    result.IoThreads = ioThreads;
                     break;
                 case "-h" or "--help":
                     error = "Falconet TechEmpower sample.";

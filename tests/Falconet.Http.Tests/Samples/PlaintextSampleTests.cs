@@ -130,7 +130,15 @@ public sealed class PlaintextSampleTests
         parsed.Transport.ShouldBeNull();
         parsed.Scheduling.ShouldBeNull();
         parsed.Distribution.ShouldBeNull();
+        parsed.IoThreads.ShouldBeNull();
         parsed.Stats.ShouldBeFalse();
+    }
+
+    [Fact]
+    public void The_io_thread_count_is_read_for_the_load_harness_scaling_runs()
+    {
+        SampleArguments.TryParse(new[] { "--io-threads", "2" }, out SampleArguments? parsed, out _).ShouldBeTrue();
+        parsed.IoThreads.ShouldBe(2);
     }
 
     [Theory]
@@ -186,6 +194,8 @@ public sealed class PlaintextSampleTests
     [InlineData("--transport", "carrier-pigeon")]
     [InlineData("--scheduling", "fibers")]
     [InlineData("--libuv-distribution", "random")]
+    [InlineData("--io-threads", "0")]
+    [InlineData("--io-threads")]
     [InlineData("--verbose")]
     public void Invalid_arguments_are_rejected_with_a_message(params string[] args)
     {

@@ -1,12 +1,14 @@
-// The machine's ceiling for the load harness: a server that does the least an HTTP/1.1 server can do and still
-// answer wrk. It parses nothing. Each thread owns an SO_REUSEPORT listener and a level-triggered epoll loop; a
-// connection's first bytes choose its canned response once ("/json" in the request line picks the JSON one, anything
-// else the plaintext one), then every "\r\n\r\n" read on it is answered with one copy of that response, all the
-// answers to one read going out in one write. The responses carry the headers a TechEmpower response must have
-// (Server, Date, Content-Type, Content-Length); Date is refreshed once a second. What is left per request is the
-// kernel's loopback path, the system calls and wrk itself: what no server on this machine can beat.
+// A minimal C server for the load harness ("c-epoll"): about the least an HTTP/1.1 server can do and still answer
+// wrk. It parses nothing. Each thread owns an SO_REUSEPORT listener and a level-triggered epoll loop; a connection's
+// first bytes choose its canned response once ("/json" in the request line picks the JSON one, anything else the
+// plaintext one), then every "\r\n\r\n" read on it is answered with one copy of that response, all the answers to one
+// read going out in one write. The responses carry the headers a TechEmpower response must have (Server, Date,
+// Content-Type, Content-Length); Date is refreshed once a second. It is a reference for the cost of the system calls
+// and the loopback path, not an upper bound: it reads up to 64 KiB per read and scans every byte for the terminator,
+// and a server can be as fast or faster where the client or the kernel is the limit (the harness records the
+// client's CPU to tell).
 //
-//   ceiling PORT [THREADS]     THREADS defaults to the number of CPUs the process may run on
+//   c-epoll PORT [THREADS]     THREADS defaults to the number of CPUs the process may run on
 //
 // Built by benchmarks/load/run.sh with the machine's gcc; stopped with SIGTERM.
 #define _GNU_SOURCE
@@ -27,9 +29,9 @@
 #define DATE_LENGTH 29 // "Tue, 24 Nov 2026 15:21:01 GMT"
 #define READ_SIZE 65536
 
-static const char plaintext_head[] = "HTTP/1.1 200 OK\r\nServer: Ceiling\r\nContent-Type: text/plain\r\nContent-Length: 13\r\nDate: ";
+static const char plaintext_head[] = "HTTP/1.1 200 OK\r\nServer: C\r\nContent-Type: text/plain\r\nContent-Length: 13\r\nDate: ";
 static const char plaintext_body[] = "\r\n\r\nHello, World!";
-static const char json_head[] = "HTTP/1.1 200 OK\r\nServer: Ceiling\r\nContent-Type: application/json\r\nContent-Length: 27\r\nDate: ";
+static const char json_head[] = "HTTP/1.1 200 OK\r\nServer: C\r\nContent-Type: application/json\r\nContent-Length: 27\r\nDate: ";
 static const char json_body[] = "\r\n\r\n{\"message\":\"Hello, World!\"}";
 
 struct response {
@@ -206,7 +208,7 @@ static void *run(void *argument) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: ceiling PORT [THREADS]\n");
+    fprintf(stderr, "usage: c-epoll PORT [THREADS]\n");
     return 2;
   }
   int port = atoi(argv[1]);
@@ -215,7 +217,7 @@ int main(int argc, char **argv) {
   if (sched_getaffinity(0, sizeof cpus, &cpus) < 0) die("sched_getaffinity");
   int threads = argc > 2 ? atoi(argv[2]) : CPU_COUNT(&cpus);
   if (port <= 0 || threads <= 0) {
-    fprintf(stderr, "usage: ceiling PORT [THREADS]\n");
+    fprintf(stderr, "usage: c-epoll PORT [THREADS]\n");
     return 2;
   }
   pthread_t ids[threads];
@@ -225,7 +227,7 @@ int main(int argc, char **argv) {
     loop->port = port;
     if (pthread_create(&ids[i], NULL, run, loop) != 0) die("pthread_create");
   }
-  printf("ceiling listening on http://127.0.0.1:%d with %d thread(s)\n", port, threads);
+  printf("c-epoll listening on http://127.0.0.1:%d with %d thread(s)\n", port, threads);
   fflush(stdout);
   for (int i = 0; i < threads; i++) pthread_join(ids[i], NULL);
   return 0;

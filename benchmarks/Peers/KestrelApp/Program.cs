@@ -8,10 +8,13 @@ using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.Logging;
 
-// Peer app for the load harness: plaintext and JSON endpoints on the framework's server, configured the
-// way a tuned TechEmpower "platform"-style entry would be (no logging, no routing middleware).
+// "Kestrel, app-level" for the load harness: the plaintext and JSON endpoints as an ASP.NET Core application writes
+// them (one terminal HttpContext handler, no logging, no routing middleware) on Kestrel. It is not TechEmpower's Kestrel
+// entry (PlatformBenchmarks, a raw connection handler with Kestrel's HttpParser<T>), which the harness runs too; this
+// peer is for what the entry cannot do: HTTPS and HTTP/2. Its sockets are tuned as the entry's are.
 int port = 8081;
 int? httpsPort = null;
+int? h2cPort = null;
 string? httpsCertificate = null;
 string? httpsKey = null;
 for (int i = 0; i < args.Length - 1; i++)
@@ -23,6 +26,9 @@ for (int i = 0; i < args.Length - 1; i++)
             break;
         case "--https-port":
             httpsPort = int.Parse(args[i + 1], System.Globalization.CultureInfo.InvariantCulture);
+            break;
+        case "--h2c-port":
+            h2cPort = int.Parse(args[i + 1], System.Globalization.CultureInfo.InvariantCulture);
             break;
         case "--https-cert":
             httpsCertificate = args[i + 1];
@@ -42,10 +48,15 @@ X509Certificate2? certificate = httpsPort is null ? null
 var builder = WebApplication.CreateSlimBuilder();
 builder.Logging.ClearProviders();
 
-// The tuned mode of the harness runs the process with inline socket completions; Kestrel then also skips its own
-// hand-off to the thread pool, as TechEmpower's tuned Kestrel entries do.
+// As TechEmpower's Kestrel entry: no wait for data before a receive buffer is taken, and with inline socket completions
+// (DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS=1, the harness's inline mode) Kestrel skips its own hand-off to the
+// thread pool too.
 bool inlineCompletions = Environment.GetEnvironmentVariable("DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS") == "1";
-builder.WebHost.UseSockets(o => o.UnsafePreferInlineScheduling = inlineCompletions);
+builder.WebHost.UseSockets(o =>
+{
+    o.WaitForDataBeforeAllocatingBuffer = false;
+    o.UnsafePreferInlineScheduling = inlineCompletions;
+});
 builder.WebHost.ConfigureKestrel(o =>
 {
     o.ListenLocalhost(port);
@@ -57,6 +68,12 @@ builder.WebHost.ConfigureKestrel(o =>
             listen.Protocols = HttpProtocols.Http1;
             listen.UseHttps(certificate!);
         });
+    }
+
+    if (h2cPort is int cleartextHttp2Port)
+    {
+        // HTTP/2 without TLS needs prior knowledge (h2load's default for http:// addresses): HTTP/2 only on this port.
+        o.ListenLocalhost(cleartextHttp2Port, listen => listen.Protocols = HttpProtocols.Http2);
     }
 
     o.AddServerHeader = true;
@@ -96,7 +113,8 @@ app.Run(context =>
     return System.Threading.Tasks.Task.CompletedTask;
 });
 
-Console.WriteLine($"Kestrel peer listening on http://127.0.0.1:{port}" + (httpsPort is null ? "" : $" and https://127.0.0.1:{httpsPort}"));
+Console.WriteLine($"Kestrel app-level peer listening on http://127.0.0.1:{port}" + (httpsPort is null ? "" : $", https://127.0.0.1:{httpsPort}")
+    + (h2cPort is null ? "" : $", h2c://127.0.0.1:{h2cPort}"));
 app.Run();
 
 internal static class JsonWriters
