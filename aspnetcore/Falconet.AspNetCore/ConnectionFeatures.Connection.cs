@@ -55,14 +55,10 @@ internal sealed partial class ConnectionFeatures<TContext> : IConnectionIdFeatur
         set => throw new NotSupportedException("The connection's ConnectionClosedRequested token belongs to the server.");
     }
 
-    /// <summary>The connection closes after the current response (Connection: close when the response has not started).</summary>
+    /// <summary>The connection closes after the current response (which says Connection: close when it has not started yet).</summary>
     public void RequestClose()
     {
-        if (!HasStarted)
-        {
-            _context.Response.Headers.Connection = "close";
-        }
-
+        _context.Response.KeepAlive = false;
         _closeRequested?.Cancel();
         _closeRequested ??= CreateCancelled();
     }

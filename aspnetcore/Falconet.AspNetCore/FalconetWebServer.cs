@@ -35,9 +35,9 @@ public sealed class FalconetWebServer : IServer
     public FalconetWebServer(IOptions<FalconetServerOptions> options, ILoggerFactory loggerFactory, IOptions<HostOptions>? hostOptions = null,
         IOptionsMonitor<TlsServerOptions>? httpsDefaults = null, IHostApplicationLifetime? lifetime = null)
     {
-        _stopping = lifetime?.ApplicationStopping ?? default;
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(loggerFactory);
+        _stopping = lifetime?.ApplicationStopping ?? default;
         _options = options.Value;
         _httpsDefaults = httpsDefaults?.Get(FalconetHttpsDefaults.OptionsName) ?? new TlsServerOptions();
         _loggerFactory = loggerFactory;
@@ -71,12 +71,12 @@ public sealed class FalconetWebServer : IServer
         _addresses.Addresses.Clear();
         foreach (IPEndPoint endpoint in server.BoundEndpoints)
         {
-            AddAddress(FalconetHttpsDefaults.Describe(endpoint, "http"));
+            AddAddress(ListenAddress.Format(endpoint, https: false));
         }
 
         foreach (IPEndPoint endpoint in server.BoundHttpsEndpoints)
         {
-            AddAddress(FalconetHttpsDefaults.Describe(endpoint));
+            AddAddress(ListenAddress.Format(endpoint, https: true));
         }
     }
 

@@ -1,7 +1,4 @@
 using System;
-using System.Globalization;
-using System.Net;
-using System.Net.Sockets;
 using Falconet.Server;
 using Microsoft.Extensions.Logging;
 
@@ -47,20 +44,15 @@ public static class FalconetHttpsDefaults
 
             development ??= CertificateLoader.FindDevelopmentCertificate()
                 ?? throw new InvalidOperationException(
-                    $"Falconet cannot serve {Describe(endpoint.EndPoint)}: no server certificate was given for it, and there is no ASP.NET Core "
+                    $"Falconet cannot serve {ListenAddress.Format(endpoint.EndPoint, https: true)}: no server certificate was given for it, and there is no ASP.NET Core "
                     + "development certificate. Give the endpoint a \"Certificate\" in the \"Falconet\" configuration section, or a default one "
                     + "(\"Falconet:Certificates:Default\", or ConfigureFalconetHttpsDefaults in code), or make the development certificate "
                     + "with 'dotnet dev-certs https'.");
-            HostingLog.UsingDevelopmentCertificate(logger, Describe(endpoint.EndPoint), development.Subject, development.Thumbprint);
+            HostingLog.UsingDevelopmentCertificate(logger, ListenAddress.Format(endpoint.EndPoint, https: true), development.Subject, development.Thumbprint);
             tls.ServerCertificate = development;
         }
     }
 
-    /// <summary>An endpoint as an https URL ("https://127.0.0.1:8443", "https://[::1]:8443").</summary>
-    internal static string Describe(IPEndPoint endPoint, string scheme = "https")
-        => endPoint.AddressFamily == AddressFamily.InterNetworkV6
-            ? string.Create(CultureInfo.InvariantCulture, $"{scheme}://[{endPoint.Address}]:{endPoint.Port}")
-            : string.Create(CultureInfo.InvariantCulture, $"{scheme}://{endPoint.Address}:{endPoint.Port}");
 }
 
 /// <summary>The log messages of the hosting integration (event ids 550-569).</summary>

@@ -126,6 +126,12 @@ internal sealed class ListenAddress
         return new ListenAddress(text, https, EndPointsOf(host, port, text));
     }
 
+    /// <summary>An endpoint as a URL: "http://127.0.0.1:8080", "https://[::1]:8443".</summary>
+    public static string Format(IPEndPoint endPoint, bool https)
+        => endPoint.AddressFamily == AddressFamily.InterNetworkV6
+            ? string.Create(CultureInfo.InvariantCulture, $"{(https ? "https" : "http")}://[{endPoint.Address}]:{endPoint.Port}")
+            : string.Create(CultureInfo.InvariantCulture, $"{(https ? "https" : "http")}://{endPoint.Address}:{endPoint.Port}");
+
     private static IPEndPoint[] EndPointsOf(string host, int port, string text)
     {
         if (string.Equals(host, "localhost", StringComparison.OrdinalIgnoreCase))
