@@ -15,8 +15,6 @@ namespace Falconet.AspNetCore;
 internal sealed partial class ConnectionFeatures<TContext> : IHttpMinRequestBodyDataRateFeature, IHttpMinResponseDataRateFeature,
     IHttpRequestTrailersFeature, IBadRequestExceptionFeature, IRouteValuesFeature
 {
-    private static readonly IHeaderDictionary s_noTrailers = new Microsoft.AspNetCore.Http.HeaderDictionary { IsReadOnly = true };
-
     private RequestHeaderDictionary? _trailers;
     private KestrelMinDataRate? _requestBodyRate;
     private KestrelMinDataRate? _responseRate;
@@ -49,7 +47,7 @@ internal sealed partial class ConnectionFeatures<TContext> : IHttpMinRequestBody
     // IHttpRequestTrailersFeature
 
     /// <summary>True once the body has been read to its end (at once for a request without a body).</summary>
-    public bool Available => _context.Request.BodyReader.IsCompleted;
+    public bool Available => _context.Request.TrailersAvailable;
 
     public IHeaderDictionary Trailers
     {
@@ -60,9 +58,8 @@ internal sealed partial class ConnectionFeatures<TContext> : IHttpMinRequestBody
                 throw new InvalidOperationException("The request trailers are not available yet: they come at the end of the body; read it to its end first.");
             }
 
-            return _context.Request.BodyReader.Trailers is { } trailers
-                ? _trailers ??= new RequestHeaderDictionary(trailers)
-                : s_noTrailers;
+            // The collection is the connection's (made on first use), so one adapter serves all its requests.
+            return _trailers ??= new RequestHeaderDictionary(_context.Request.Trailers);
         }
     }
 

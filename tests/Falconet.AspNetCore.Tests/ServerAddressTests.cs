@@ -30,41 +30,52 @@ public sealed class ServerAddressTests
         (await host.Http.GetStringAsync("")).ShouldBe("urls");
     }
 
-    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    [SkippableFact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task HTTP_PORTS_binds_every_address_on_that_port()
     {
-        // The setting ASPNETCORE_HTTP_PORTS reaches the host as; the host turns it into http://*:19510.
+        Skip.IfNot(Ipv6.Supported, "every address is [::], which needs IPv6");
+        // The setting ASPNETCORE_HTTP_PORTS reaches the host as http_ports; the host turns it into http://*:<port>. Port 0:
+        // the system picks a free one, and the address reported is the bound one.
         await using AspNetTestApp host = await AspNetTestApp.StartAsync(TransportKind.Sockets, app => app.MapGet("/", () => "ports"),
-            builder => builder.WebHost.UseSetting("http_ports", "19510"), args: []);
+            builder => builder.WebHost.UseSetting("http_ports", "0"), args: []);
 
-        host.Server.Server!.BoundEndpoints.Single().Port.ShouldBe(19510);
+        IPEndPoint bound = host.Server.Server!.BoundEndpoints.Single();
+        bound.Address.ShouldBe(IPAddress.IPv6Any);
+        bound.Port.ShouldNotBe(0);
+        host.Server.Features.Get<IServerAddressesFeature>()!.Addresses.Single().ShouldBe($"http://[::]:{bound.Port}");
         using var http = new HttpClient { Timeout = TestTimeouts.Operation };
-        (await http.GetStringAsync("http://127.0.0.1:19510/")).ShouldBe("ports");
+        (await http.GetStringAsync($"http://127.0.0.1:{bound.Port}/")).ShouldBe("ports");
     }
 
-    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    [SkippableFact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task HTTPS_PORTS_binds_every_address_on_that_port_with_https()
     {
-        // The setting ASPNETCORE_HTTPS_PORTS reaches the host as; the host turns it into https://*:21213.
+        Skip.IfNot(Ipv6.Supported, "every address is [::], which needs IPv6");
+        // The setting ASPNETCORE_HTTPS_PORTS reaches the host as https_ports; the host turns it into https://*:<port>.
         await using AspNetTestApp host = await AspNetTestApp.StartAsync(TransportKind.Sockets, app => app.MapGet("/", () => "secure ports"),
             builder =>
             {
-                builder.WebHost.UseSetting("https_ports", "21213");
+                builder.WebHost.UseSetting("https_ports", "0");
                 builder.WebHost.ConfigureFalconetHttpsDefaults(tls => tls.ServerCertificate = TestCertificates.Server);
             }, args: []);
 
-        host.Server.Server!.BoundHttpsEndpoints.Single().Port.ShouldBe(21213);
-        (await host.Http.GetStringAsync("https://127.0.0.1:21213/")).ShouldBe("secure ports");
+        IPEndPoint bound = host.Server.Server!.BoundHttpsEndpoints.Single();
+        bound.Address.ShouldBe(IPAddress.IPv6Any);
+        host.Server.Features.Get<IServerAddressesFeature>()!.Addresses.Single().ShouldBe($"https://[::]:{bound.Port}");
+        (await host.Http.GetStringAsync($"https://127.0.0.1:{bound.Port}/")).ShouldBe("secure ports");
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Endpoints_configured_on_the_options_win_over_urls()
     {
+        // The urls would bind two endpoints (localhost is 127.0.0.1 and ::1); the options' one endpoint wins.
         await using AspNetTestApp host = await AspNetTestApp.StartAsync(TransportKind.Sockets, app => app.MapGet("/", () => "options"),
-            builder => builder.WebHost.ConfigureFalconet(options => options.Endpoints.Add(new IPEndPoint(IPAddress.Loopback, 19511))),
-            args: ["--urls", "http://127.0.0.1:19512"]);
+            builder => builder.WebHost.ConfigureFalconet(options => options.Endpoints.Add(new IPEndPoint(IPAddress.Loopback, 0))),
+            args: ["--urls", "http://localhost:0"]);
 
-        host.Server.Features.Get<IServerAddressesFeature>()!.Addresses.Single().ShouldBe("http://127.0.0.1:19511");
+        IPEndPoint bound = host.Server.Server!.BoundEndpoints.Single();
+        bound.Address.ShouldBe(IPAddress.Loopback);
+        host.Server.Features.Get<IServerAddressesFeature>()!.Addresses.Single().ShouldBe($"http://127.0.0.1:{bound.Port}");
         host.Logs.Entries.ShouldContain(e => e.EventId == 504);
     }
 

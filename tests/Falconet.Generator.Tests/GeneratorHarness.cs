@@ -3,7 +3,6 @@ using System.Collections.Generic;
 using System.Collections.Immutable;
 using System.IO;
 using System.Linq;
-using System.Runtime.CompilerServices;
 using System.Threading;
 using Microsoft.CodeAnalysis;
 using Microsoft.CodeAnalysis.CSharp;
@@ -90,10 +89,6 @@ internal static class GeneratorHarness
         result.Results.Single().GeneratedSources.ToDictionary(static s => s.HintName, static s => s.SourceText.ToString(), StringComparer.Ordinal);
 
     public static AdditionalText Schema(string path, string json) => new InMemoryText(path, json);
-
-    /// <summary>The repository root, found from this source file's location.</summary>
-    public static string RepoRoot([CallerFilePath] string path = "") =>
-        Path.GetFullPath(Path.Combine(Path.GetDirectoryName(path)!, "..", ".."));
 
     private static ImmutableArray<MetadataReference> LoadReferences()
     {

@@ -30,12 +30,14 @@ public class HttpRequest
     private bool _queryCurrent;
     private string? _authority;
     private bool _authorityCurrent;
+    private RequestHeaders? _trailers;
 
     internal HttpRequest(RequestHeaders headers, RequestBodyReader bodyReader)
     {
         Headers = headers;
         BodyReader = bodyReader;
         Body = new RequestBodyStream(bodyReader);
+        bodyReader.Attach(this);
     }
 
     /// <summary>The method, or <see cref="KnownMethod.Custom"/> for a token outside the schema (see <see cref="MethodBytes"/>).</summary>
@@ -159,6 +161,18 @@ public class HttpRequest
     /// <summary>True when the request carries a body (Content-Length above 0, or chunked).</summary>
     public bool HasBody => BodyKind == RequestBodyKind.Chunked || (BodyKind == RequestBodyKind.ContentLength && Headers.ContentLength > 0);
 
+    /// <summary>
+    /// The request's trailer fields (RFC 9110 section 6.5), sent after a chunked body: kept apart from <see cref="Headers"/>
+    /// and never merged into them, parsed with the header section's rules and limits. Complete once the body has been read
+    /// to its end (<see cref="TrailersAvailable"/>); empty before that and for a request without trailers. Fields whose
+    /// presence there is a framing or routing hazard (Content-Length, Transfer-Encoding, Host, connection fields) are
+    /// refused with 400 instead (docs/http-parsing.md). Made on first use and reused by the connection's later requests.
+    /// </summary>
+    public RequestHeaders Trailers => _trailers ??= new RequestHeaders();
+
+    /// <summary>True once the body has been read to its end (at once without a body): <see cref="Trailers"/> then holds every trailer field sent.</summary>
+    public bool TrailersAvailable => BodyReader.IsCompleted;
+
     /// <summary>Reads the body as spans; the first read of a request that sent Expect: 100-continue sends the interim response.</summary>
     public RequestBodyReader BodyReader { get; }
 
@@ -198,6 +212,7 @@ public class HttpRequest
         _queryCurrent = false;
         _authorityCurrent = false;
         BodyKind = RequestBodyKind.None;
+        _trailers?.Clear();
     }
 
     // "http://host:port/path": the authority follows "://" and the path starts at the next '/'; a bare authority has an empty path.

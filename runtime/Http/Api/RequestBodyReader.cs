@@ -21,13 +21,12 @@ public sealed class RequestBodyReader
     private readonly HttpLimits _limits;
     private readonly DataRateMonitor _rates;
     private HttpResponse? _response;
+    private HttpRequest? _request;
     private RequestBodyKind _kind;
     private long _remaining;
     private ChunkedDecoder _decoder;
     private bool _completed = true;
     private bool _expectContinue;
-    private RequestHeaders? _trailers;
-    private bool _hasTrailers;
 
     internal RequestBodyReader(Http1Input input, Http1OutputBuffer output, SlabMemoryPool pool, HttpLimits limits, DataRateMonitor rates)
     {
@@ -44,12 +43,6 @@ public sealed class RequestBodyReader
     /// <summary>Body bytes handed to the application so far for the current request.</summary>
     public long BytesRead { get; private set; }
 
-    /// <summary>
-    /// The trailer fields of a chunked body (RFC 9112 section 7.1.2), once the body has been read to its end; null when none
-    /// came. Fields that must never be trailers (framing, routing, authentication...) are refused with 400 instead.
-    /// </summary>
-    public RequestHeaders? Trailers => _hasTrailers && _completed ? _trailers : null;
-
     /// <summary>True when the request asked for 100 Continue and the interim response was sent.</summary>
     public bool ContinueSent { get; private set; }
 
@@ -60,6 +53,9 @@ public sealed class RequestBodyReader
     internal bool Truncated { get; private set; }
 
     internal void Attach(HttpResponse response) => _response = response;
+
+    /// <summary>The request whose trailer fields a chunked body's trailer section fills.</summary>
+    internal void Attach(HttpRequest request) => _request = request;
 
     internal void Reset(RequestBodyKind kind, long contentLength, bool expectContinue)
     {
@@ -73,11 +69,6 @@ public sealed class RequestBodyReader
         ContinueSent = false;
         Fault = null;
         Truncated = false;
-        if (_hasTrailers)
-        {
-            _hasTrailers = false;
-            _trailers!.Clear();
-        }
     }
 
     /// <summary>
@@ -213,7 +204,7 @@ public sealed class RequestBodyReader
         }
 
         var reader = new SequenceReader<byte>(buffered);
-        var trailers = new TrailerCollector(this);
+        var trailers = new RequestTrailersHandler(_request!);
         int written;
         try
         {
@@ -317,27 +308,6 @@ public sealed class RequestBodyReader
             {
                 _pool.Return(scratch);
             }
-        }
-    }
-
-    /// <summary>Keeps the trailer fields of the current body in a collection made when the first one arrives.</summary>
-    private readonly struct TrailerCollector : IHttpHeadersHandler
-    {
-        private readonly RequestBodyReader _owner;
-
-        public TrailerCollector(RequestBodyReader owner)
-        {
-            _owner = owner;
-        }
-
-        public bool OnHeader(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
-        {
-            _owner._hasTrailers = true;
-            return (_owner._trailers ??= new RequestHeaders()).TryAppend(name, value);
-        }
-
-        public void OnHeadersComplete()
-        {
         }
     }
 }

@@ -150,7 +150,7 @@ public enum RequestRejectionReason : byte
     /// <summary>Chunk data not followed by exactly CRLF.</summary>
     ChunkDataWithoutCrlf,
 
-    /// <summary>A trailer field that framing, routing or authentication depends on (RFC 9110 section 6.5.1).</summary>
+    /// <summary>A trailer field whose presence there is a framing or routing hazard (RFC 9110 section 6.5.1; docs/http-parsing.md).</summary>
     ForbiddenTrailerField,
 
     // Body.

@@ -64,7 +64,7 @@ public static class RequestRejections
         RequestRejectionReason.ChunkExtensionTooLong => new(400, "chunk_extension_too_long", "Chunk extension too long."),
         RequestRejectionReason.ChunkSizeLineBareCarriageReturn => new(400, "chunk_size_line_bare_cr", "Chunk size line contains a bare CR."),
         RequestRejectionReason.ChunkDataWithoutCrlf => new(400, "chunk_data_without_crlf", "Chunk data is not followed by CRLF."),
-        RequestRejectionReason.ForbiddenTrailerField => new(400, "forbidden_trailer_field", "A trailer field that must not be sent as a trailer."),
+        RequestRejectionReason.ForbiddenTrailerField => new(400, "forbidden_trailer_field", "A trailer field that framing or routing depends on."),
         RequestRejectionReason.UnexpectedEndOfBody => new(400, "unexpected_end_of_body", "Unexpected end of request body."),
         RequestRejectionReason.RequestBodyTooSlow => new(408, "request_body_too_slow", "The request body arrived slower than the minimum data rate."),
     };

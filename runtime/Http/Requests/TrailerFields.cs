@@ -4,32 +4,28 @@ using System.Text;
 namespace Falconet.Http;
 
 /// <summary>
-/// The fields a request must never send as trailers (RFC 9110 section 6.5.1): the server needs each of them before
-/// the content, to frame, route, authenticate or interpret the request, so one arriving after the body is refused.
+/// The fields a request's trailer section must not carry: those whose presence there is a framing or routing hazard. RFC
+/// 9110 section 6.5.1 forbids merging trailers into the header section, and Falconet keeps them apart
+/// (<see cref="HttpRequest.Trailers"/>); but a recipient down the line that merges them anyway would frame, route or
+/// handle the connection by a field the client placed after the body, so these are refused rather than kept.
 /// docs/http-parsing.md lists them with the reason for each.
 /// </summary>
 internal static class TrailerFields
 {
     private static readonly byte[][] s_forbidden =
     [
-        // Framing (RFC 9112 sections 6 and 7, RFC 9110 section 6.6.2).
-        .. Bytes("Content-Length", "Transfer-Encoding", "Trailer"),
+        // Framing: they delimit the message (RFC 9112 sections 6 and 7); merged, they re-frame it (request smuggling).
+        .. Bytes("Content-Length", "Transfer-Encoding"),
 
-        // Routing and connection handling (RFC 9110 section 7.2, RFC 9110 section 7.6, RFC 9112 section 9).
-        .. Bytes("Host", "Connection", "Keep-Alive", "Upgrade", "TE", "Max-Forwards"),
+        // Routing: the target's authority (RFC 9110 section 7.2); merged, it routes the request elsewhere than it was checked.
+        .. Bytes("Host"),
 
-        // Authentication (RFC 9110 section 11, RFC 6265).
-        .. Bytes("Authorization", "Proxy-Authorization", "Cookie"),
-
-        // Request modifiers: controls and conditionals (RFC 9110 sections 10.1 and 13).
-        .. Bytes("Expect", "Range", "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range",
-            "Cache-Control", "Pragma"),
-
-        // How to process the content (RFC 9110 section 8).
-        .. Bytes("Content-Type", "Content-Encoding", "Content-Range", "Content-Language", "Content-Location"),
+        // Connection management: hop-by-hop fields that control the connection the body came on (RFC 9110 section 7.6.1,
+        // RFC 9112 section 9); merged, they close, keep or switch the connection on a field sent after the body.
+        .. Bytes("Connection", "Keep-Alive", "Proxy-Connection", "Upgrade", "TE"),
     ];
 
-    /// <summary>True when <paramref name="name"/> (a token, any case) is a field that must not be a trailer.</summary>
+    /// <summary>True when <paramref name="name"/> (a token, any case) is a field a trailer section must not carry.</summary>
     public static bool IsForbidden(ReadOnlySpan<byte> name)
     {
         foreach (byte[] forbidden in s_forbidden)

@@ -63,6 +63,9 @@ internal static class RequestSuite
             ["chunked with trailers"] = ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTrailer: Checksum\r\n\r\n4\r\ndata\r\n0\r\nChecksum: abc\r\nX-Note:  done \r\n\r\n",
                 ["POST (Post) / Origin query=-1 Http11", "[Transfer-Encoding]=[chunked]", "[Trailer]=[Checksum]", "end of headers",
                  "body Chunked -1", "trailer [Checksum]=[abc]", "trailer [X-Note]=[done]", "trailer end of headers", "body [data]"]),
+            ["trailers that describe the content, kept apart (RFC 9110 section 6.5.1)"] = ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nVary: *\r\nContent-Type: text/plain\r\nAuthorization: Basic eDp5\r\n\r\n",
+                ["POST (Post) / Origin query=-1 Http11", "[Transfer-Encoding]=[chunked]", "end of headers", "body Chunked -1",
+                 "trailer [Vary]=[*]", "trailer [Content-Type]=[text/plain]", "trailer [Authorization]=[Basic eDp5]", "trailer end of headers", "body [ok]"]),
             ["chunk extensions with whitespace around the equals sign and a quoted pair"] = ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2 ; a = b ;c=\"q\\\"x\" ;d\r\nok\r\n0;e\r\n\r\n",
                 ["POST (Post) / Origin query=-1 Http11", "[Transfer-Encoding]=[chunked]", "end of headers", "body Chunked -1",
                  "trailer end of headers", "body [ok]"]),
@@ -281,8 +284,8 @@ internal static class RequestSuite
             ["Content-Length as a trailer"] = (Chunked("1\r\nx\r\n0\r\nContent-Length: 5\r\n\r\n"), RequestRejectionReason.ForbiddenTrailerField),
             ["Transfer-Encoding as a trailer"] = (Chunked("1\r\nx\r\n0\r\nX-Ok: 1\r\ntransfer-encoding: chunked\r\n\r\n"), RequestRejectionReason.ForbiddenTrailerField),
             ["Host as a trailer"] = (Chunked("0\r\nHOST: elsewhere.example\r\n\r\n"), RequestRejectionReason.ForbiddenTrailerField),
-            ["Authorization as a trailer"] = (Chunked("0\r\nAuthorization: Basic eDp5\r\n\r\n"), RequestRejectionReason.ForbiddenTrailerField),
-            ["Content-Type as a trailer"] = (Chunked("0\r\nContent-Type: text/html\r\n\r\n"), RequestRejectionReason.ForbiddenTrailerField),
+            ["Connection as a trailer"] = (Chunked("0\r\nConnection: close\r\n\r\n"), RequestRejectionReason.ForbiddenTrailerField),
+            ["Upgrade as a trailer"] = (Chunked("1\r\nx\r\n0\r\nVary: *\r\nupgrade: h2c\r\n\r\n"), RequestRejectionReason.ForbiddenTrailerField),
             ["chunked body over the limit"] = (Chunked("800\r\n" + new string('x', 2048) + "\r\n801\r\n" + new string('y', 2049) + "\r\n0\r\n\r\n"), RequestRejectionReason.BodyTooLarge),
         };
 

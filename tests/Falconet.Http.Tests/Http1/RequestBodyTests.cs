@@ -44,28 +44,6 @@ public class RequestBodyTests : ServerTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
-    public async Task The_trailer_fields_of_a_chunked_body_are_there_once_it_is_read_and_gone_for_the_next_request()
-    {
-        await using TestServer host = await StartServerAsync(async context =>
-        {
-            RequestBodyReader body = context.Request.BodyReader;
-            string before = body.Trailers is null ? "none" : "early";
-            byte[] buffer = new byte[64];
-            while (await body.ReadAsync(buffer) != 0)
-            {
-            }
-
-            string after = body.Trailers is { } trailers && trailers.TryGetValue("X-Checksum", out var checksum) ? checksum.ToString() : "none";
-            context.Response.Write(System.Text.Encoding.ASCII.GetBytes($"{before}|{after}|{body.Trailers?.Count ?? 0}"));
-        });
-        using RawClient client = host.Connect();
-        await client.SendAsync("POST / HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\nX-Checksum: abc\r\nX-Other: 1\r\n\r\n");
-        (await client.ReadResponseAsync()).BodyText.ShouldBe("none|abc|2");
-        await client.SendAsync("POST / HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n");
-        (await client.ReadResponseAsync()).BodyText.ShouldBe("none|none|0");
-    }
-
-    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Random_chunk_sizes_and_extensions_decode_byte_exact_over_a_raw_socket()
     {
         await using TestServer host = await StartServerAsync(BodyHashing.EchoHashWithReader);

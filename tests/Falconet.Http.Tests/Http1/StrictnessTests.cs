@@ -26,10 +26,67 @@ public class StrictnessTests : ServerTests
     [InlineData("Content-Length: 1")]
     [InlineData("Transfer-Encoding: chunked")]
     [InlineData("Host: elsewhere.example")]
-    [InlineData("authorization: Bearer x")]
-    public Task Field_that_must_not_be_a_trailer_is_answered_400(string trailer)
+    [InlineData("connection: close")]
+    [InlineData("Upgrade: h2c")]
+    public Task A_trailer_field_that_framing_or_routing_depends_on_is_answered_400(string trailer)
         => AssertBodyRejectedAsync($"POST / HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n{trailer}\r\n\r\n",
             RequestRejectionReason.ForbiddenTrailerField);
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Other_trailer_fields_are_kept_apart_from_the_headers_and_readable_once_the_body_is_read()
+    {
+        await using TestServer host = await StartServerAsync(async context =>
+        {
+            HttpRequest request = context.Request;
+            string before = $"{request.TrailersAvailable} {request.Trailers.Count}";
+            byte[] buffer = new byte[64];
+            while (await request.BodyReader.ReadAsync(buffer) > 0)
+            {
+            }
+
+            RequestHeaders trailers = request.Trailers;
+            context.Response.Write(System.Text.Encoding.ASCII.GetBytes(
+                $"{before} | {request.TrailersAvailable} {trailers.Count} [{trailers["Vary"]}] [{trailers.ContentType}] [{trailers["X-Checksum"]}]" +
+                $" | [{request.Headers.ContentType}] {request.Headers.ContainsKey("Vary")} {request.Headers.ContainsKey("X-Checksum")}"));
+        });
+        using RawClient client = host.Connect();
+
+        // RFC 9110 section 6.5.1: Vary and Content-Type must not be merged into the headers; they do not make the request invalid.
+        await client.SendAsync("POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
+            "3\r\nabc\r\n0\r\nVary: *\r\nContent-Type: text/plain\r\nX-Checksum: 1\r\n\r\n" +
+            "GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+
+        RawResponse first = await client.ReadResponseAsync();
+        first.StatusCode.ShouldBe(200);
+        first.BodyText.ShouldBe("False 0 | True 3 [*] [text/plain] [1] | [application/json] False False");
+
+        // The next request of the connection starts with no trailers, and has them at once: it has no body.
+        (await client.ReadResponseAsync()).BodyText.ShouldBe("True 0 | True 0 [] [] [] | [] False False");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_trailer_section_is_bounded_by_the_header_limits()
+    {
+        await using TestServer host = await StartServerAsync(async context =>
+        {
+            byte[] buffer = new byte[64];
+            while (await context.Request.BodyReader.ReadAsync(buffer) > 0)
+            {
+            }
+        }, options => options.Limits.MaxRequestHeaderCount = 4);
+        using RawClient client = host.Connect();
+        var trailers = new System.Text.StringBuilder();
+        for (int i = 0; i < 5; i++)
+        {
+            trailers.Append($"X-Trailer-{i}: {i}\r\n");
+        }
+
+        await client.SendAsync($"POST / HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n{trailers}\r\n");
+
+        RawResponse response = await client.ReadResponseAsync();
+        response.StatusCode.ShouldBe(RequestRejections.GetStatusCode(RequestRejectionReason.TooManyHeaders));
+        (await client.IsClosedByServerAsync()).ShouldBeTrue();
+    }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Other_trailer_fields_are_accepted_and_valid_extensions_ignored()

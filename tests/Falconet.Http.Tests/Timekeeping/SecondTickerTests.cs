@@ -3,7 +3,6 @@ using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Http;
 using Falconet.Http.Tests.Infrastructure;
-using Falconet.Server;
 using Falconet.Timekeeping;
 using Shouldly;
 
@@ -13,38 +12,65 @@ namespace Falconet.Http.Tests.Timekeeping;
 [Collection(nameof(SecondTickerCollection))]
 public sealed class SecondTickerTests
 {
+    /// <summary>Longer than two ticks: a subscriber that is still subscribed has been called again by then.</summary>
+    private static readonly TimeSpan TwoTicksAndAHalf = TimeSpan.FromMilliseconds(2500);
+
+    /// <summary>Polls <paramref name="condition"/> until it holds or <see cref="TestTimeouts.Operation"/> passed; returns whether it held.</summary>
+    private static async Task<bool> WaitUntilAsync(Func<bool> condition)
+    {
+        long deadline = Environment.TickCount64 + (long)TestTimeouts.Operation.TotalMilliseconds;
+        while (!condition())
+        {
+            if (Environment.TickCount64 > deadline)
+            {
+                return false;
+            }
+
+            await Task.Delay(100);
+        }
+
+        return true;
+    }
+
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_subscriber_is_called_on_the_ticker_thread_until_it_unsubscribes()
     {
-        var ticked = new TaskCompletionSource<(string? Name, bool PoolThread)>(TaskCreationOptions.RunContinuationsAsynchronously);
-        Action tick = () => ticked.TrySetResult((Thread.CurrentThread.Name, Thread.CurrentThread.IsThreadPoolThread));
+        var threads = new System.Collections.Concurrent.ConcurrentQueue<(string? Name, bool PoolThread)>();
+        Action tick = () => threads.Enqueue((Thread.CurrentThread.Name, Thread.CurrentThread.IsThreadPoolThread));
         SecondTicker.Subscribe(tick);
         try
         {
-            (string? name, bool poolThread) = await ticked.Task.WaitAsync(TestTimeouts.Operation);
-            name.ShouldBe("falconet-ticker");
-            poolThread.ShouldBeFalse();
+            (await WaitUntilAsync(() => !threads.IsEmpty)).ShouldBeTrue("the subscriber was never called");
         }
         finally
         {
             SecondTicker.Unsubscribe(tick);
         }
+
+        threads.ShouldAllBe(thread => thread.Name == "falconet-ticker" && !thread.PoolThread);
+        int calls = threads.Count;
+        await Task.Delay(TwoTicksAndAHalf);
+        threads.Count.ShouldBeLessThanOrEqualTo(calls + 1, "a tick already running may finish; no later one calls it");
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_subscriber_that_throws_does_not_stop_the_others()
     {
+        int failures = 0;
         int good = 0;
-        Action failing = () => throw new InvalidOperationException("a failing subscriber");
+        Action failing = () =>
+        {
+            Interlocked.Increment(ref failures);
+            throw new InvalidOperationException("a failing subscriber");
+        };
         Action counting = () => Interlocked.Increment(ref good);
         SecondTicker.Subscribe(failing);
         SecondTicker.Subscribe(counting);
         try
         {
-            while (Volatile.Read(ref good) < 2)
-            {
-                await Task.Delay(100);
-            }
+            // Two ticks of the good one after the failing one threw at least once: the throw stopped neither the thread nor it.
+            (await WaitUntilAsync(() => Volatile.Read(ref failures) >= 2 && Volatile.Read(ref good) >= 2)).ShouldBeTrue(
+                $"after {TestTimeouts.Operation}: the failing subscriber was called {failures} times, the other {good} times");
         }
         finally
         {
@@ -60,10 +86,7 @@ public sealed class SecondTickerTests
         var heartbeat = new Heartbeat(TimeProvider.System, SecondTicker.Interval, _ => names.Enqueue(Thread.CurrentThread.Name));
         try
         {
-            while (names.IsEmpty)
-            {
-                await Task.Delay(100);
-            }
+            (await WaitUntilAsync(() => !names.IsEmpty)).ShouldBeTrue("the heartbeat never ticked");
         }
         finally
         {
@@ -72,7 +95,7 @@ public sealed class SecondTickerTests
 
         names.ShouldAllBe(name => name == "falconet-ticker");
         int count = names.Count;
-        await Task.Delay(2500);
+        await Task.Delay(TwoTicksAndAHalf);
         names.Count.ShouldBeLessThanOrEqualTo(count + 1, "a tick already running may finish; no later one starts");
     }
 
@@ -83,10 +106,7 @@ public sealed class SecondTickerTests
         try
         {
             string first = DateHeaderValues.Text;
-            while (DateHeaderValues.Text == first)
-            {
-                await Task.Delay(100);
-            }
+            (await WaitUntilAsync(() => DateHeaderValues.Text != first)).ShouldBeTrue($"the Date value stayed {first}");
 
             DateTimeOffset.Parse(DateHeaderValues.Text, System.Globalization.CultureInfo.InvariantCulture)
                 .ShouldBe(DateTimeOffset.UtcNow, TimeSpan.FromSeconds(3));
