@@ -31,17 +31,8 @@ public sealed class BrowserTests
     [InlineData("kestrel")]
     public async Task Chromium_loads_the_sample_page_over_https_which_fetches_json_and_echoes_through_a_WebSocket(string server)
     {
-        WebApplication app = SampleApp.Build(["--server", server, "--urls", "https://127.0.0.1:0"], builder =>
-        {
-            if (server == "kestrel")
-            {
-                builder.WebHost.ConfigureKestrel(kestrel => kestrel.ConfigureHttpsDefaults(https => https.ServerCertificate = TestCertificates.Server));
-            }
-            else
-            {
-                builder.WebHost.ConfigureFalconetHttpsDefaults(tls => tls.ServerCertificate = TestCertificates.Server);
-            }
-        });
+        WebApplication app = SampleApp.Build(["--server", server, "--urls", "https://127.0.0.1:0"],
+            builder => AspNetTestApp.UseTestCertificate(builder, server == "kestrel" ? WebServer.Kestrel : WebServer.FalconetLibuv));
         await app.StartAsync().WaitAsync(TestTimeouts.Operation);
         try
         {

@@ -80,14 +80,11 @@ public abstract class FeatureTests
     private Task<AspNetTestApp> StartAsync(Action<WebApplication> map, bool https = false, Action<WebApplicationBuilder>? configure = null)
         => AspNetTestApp.StartAsync(Server, map, builder =>
         {
+            AspNetTestApp.UseTestCertificate(builder, Server);
             if (OnKestrel)
             {
-                builder.WebHost.ConfigureKestrel(kestrel => kestrel.ConfigureHttpsDefaults(h => h.ServerCertificate = TestCertificates.Server));
+                // HTTP/1.1, as Falconet: the table compares the features of HTTP/1.1 requests.
                 builder.WebHost.ConfigureKestrel(kestrel => kestrel.ConfigureEndpointDefaults(e => e.Protocols = HttpProtocols.Http1));
-            }
-            else
-            {
-                builder.WebHost.ConfigureFalconetHttpsDefaults(tls => tls.ServerCertificate = TestCertificates.Server);
             }
 
             configure?.Invoke(builder);

@@ -36,22 +36,7 @@ public abstract class WebSocketTests
             app.UseWebSockets();
             app.Map("/ws", SampleApp.EchoWebSocketAsync);
             map?.Invoke(app);
-        }, builder =>
-        {
-            if (!Secure)
-            {
-                return;
-            }
-
-            if (Server == WebServer.Kestrel)
-            {
-                builder.WebHost.ConfigureKestrel(kestrel => kestrel.ConfigureHttpsDefaults(https => https.ServerCertificate = TestCertificates.Server));
-            }
-            else
-            {
-                builder.WebHost.ConfigureFalconetHttpsDefaults(tls => tls.ServerCertificate = TestCertificates.Server);
-            }
-        }, Secure ? ["--urls", "https://127.0.0.1:0"] : null);
+        }, builder => AspNetTestApp.UseTestCertificate(builder, Server), Secure ? ["--urls", "https://127.0.0.1:0"] : null);
     }
 
     private async Task<ClientWebSocket> ConnectAsync(AspNetTestApp host, string path = "ws")

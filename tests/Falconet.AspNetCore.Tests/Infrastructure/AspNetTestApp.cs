@@ -111,6 +111,19 @@ internal sealed class AspNetTestApp : IAsyncDisposable
         return new AspNetTestApp(app, logs, server);
     }
 
+    /// <summary>Makes the test certificate the HTTPS default of <paramref name="server"/> (for https addresses), through each server's own API.</summary>
+    public static void UseTestCertificate(WebApplicationBuilder builder, WebServer server)
+    {
+        if (server == Infrastructure.WebServer.Kestrel)
+        {
+            builder.WebHost.ConfigureKestrel(kestrel => kestrel.ConfigureHttpsDefaults(https => https.ServerCertificate = TestCertificates.Server));
+        }
+        else
+        {
+            builder.WebHost.ConfigureFalconetHttpsDefaults(tls => tls.ServerCertificate = TestCertificates.Server);
+        }
+    }
+
     public RawClient Connect() => RawClient.Connect(EndPoint);
 
     public async ValueTask DisposeAsync()
