@@ -107,6 +107,10 @@ internal sealed partial class ConnectionFeatures<TContext> : IFeatureCollection,
         _defaultRequestPipe.Reset();
         _defaultResponsePipe.Reset();
         AllowSynchronousIO = _settings.AllowSynchronousIO;
+
+        // A middleware may have changed the addresses for the previous request (ForwardedHeadersMiddleware sets the client's):
+        // as on Kestrel, every request starts from the connection's own.
+        InitializeConnection();
         ResetFeatures();
     }
 

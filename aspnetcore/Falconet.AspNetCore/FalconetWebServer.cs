@@ -69,14 +69,9 @@ public sealed class FalconetWebServer : IServer
         _server = server;
 
         _addresses.Addresses.Clear();
-        foreach (IPEndPoint endpoint in server.BoundEndpoints)
+        foreach (string address in server.ListeningUrls)
         {
-            AddAddress(ListenAddress.Format(endpoint, https: false));
-        }
-
-        foreach (IPEndPoint endpoint in server.BoundHttpsEndpoints)
-        {
-            AddAddress(ListenAddress.Format(endpoint, https: true));
+            AddAddress(address);
         }
     }
 
@@ -154,7 +149,7 @@ public sealed class FalconetWebServer : IServer
             throw new InvalidOperationException($"Falconet cannot bind the address {exception.Message}", exception);
         }
 
-        foreach (IPEndPoint endpoint in address.EndPoints)
+        foreach (EndPoint endpoint in address.EndPoints)
         {
             if (address.IsHttps)
             {

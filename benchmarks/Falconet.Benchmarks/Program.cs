@@ -25,6 +25,20 @@ public static class Program
             return;
         }
 
+        if (args is ["--connection-loop", string depth, string path, string seconds])
+        {
+            ConnectionLoopBenchmarks.RunRounds(int.Parse(depth, System.Globalization.CultureInfo.InvariantCulture), path,
+                double.Parse(seconds, System.Globalization.CultureInfo.InvariantCulture));
+            return;
+        }
+
+        if (args is ["--connection-loop-count", string countedDepth, string countedPath, string warmUp, string measured])
+        {
+            ConnectionLoopBenchmarks.RunCounted(int.Parse(countedDepth, System.Globalization.CultureInfo.InvariantCulture), countedPath,
+                int.Parse(warmUp, System.Globalization.CultureInfo.InvariantCulture), int.Parse(measured, System.Globalization.CultureInfo.InvariantCulture));
+            return;
+        }
+
         if (args is ["--dispatch"])
         {
             HeaderSetDispatchBenchmarks.RunUntilOptimized();

@@ -116,7 +116,7 @@ public static partial class FalconetConfiguration
                 errors.Add($"{setting}: applies to https endpoints only, and '{url}' is http.");
             }
 
-            foreach (IPEndPoint endPoint in address.EndPoints)
+            foreach (EndPoint endPoint in address.EndPoints)
             {
                 options.Endpoints.Add(endPoint);
             }
@@ -125,7 +125,7 @@ public static partial class FalconetConfiguration
         }
 
         TlsServerOptions settings = tls();
-        foreach (IPEndPoint endPoint in address.EndPoints)
+        foreach (EndPoint endPoint in address.EndPoints)
         {
             options.HttpsEndpoints.Add(new HttpsEndpoint(endPoint, settings));
         }

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.IO;
 using System.Net;
 using System.Reflection;
 using Falconet.Server;
@@ -76,6 +77,10 @@ public static partial class FalconetConfiguration
                     }
                 }
             }
+            else if (Is(child, nameof(FalconetServerOptions.UnixSocketPermissions)))
+            {
+                options.UnixSocketPermissions = ReadUnixFileMode(child, errors) ?? options.UnixSocketPermissions;
+            }
             else if (Is(child, CertificatesKey) || Is(child, EndpointDefaultsKey))
             {
                 // Read with the HTTPS defaults (BindHttpsDefaults); EndpointDefaults also above.
@@ -123,10 +128,10 @@ public static partial class FalconetConfiguration
 
     /// <summary>
     /// The endpoint of one http address: "http://127.0.0.1:8080", "127.0.0.1:8080", "[::1]:8080", "http://localhost:8080"
-    /// (the IPv4 loopback) or "*:8080" (every address).
+    /// (the IPv4 loopback), "*:8080" (every address) or "http://unix:/run/app.sock" (a Unix domain socket).
     /// </summary>
     /// <exception cref="FormatException">Not an http address Falconet can bind.</exception>
-    public static IPEndPoint ParseEndpoint(string text)
+    public static EndPoint ParseEndpoint(string text)
     {
         ListenAddress address = ListenAddress.Parse(text);
         return address.IsHttps
@@ -154,6 +159,45 @@ public static partial class FalconetConfiguration
         }
 
         BindProperty(child, target, errors, name);
+    }
+
+    /// <summary>
+    /// A file mode as chmod writes it, in octal ("660", "0660"), or as <see cref="UnixFileMode"/> names
+    /// ("UserRead, UserWrite, GroupRead, GroupWrite"). A number is always octal: read as decimal, "660" would be another mode.
+    /// </summary>
+    private static UnixFileMode? ReadUnixFileMode(IConfigurationSection child, List<string> errors)
+    {
+        string text = (child.Value ?? string.Empty).Trim();
+        if (text.Length != 0 && char.IsAsciiDigit(text[0]))
+        {
+            int mode = 0;
+            foreach (char digit in text)
+            {
+                if (digit is < '0' or > '7' || mode > 0xFFF)
+                {
+                    errors.Add($"{child.Path}: '{child.Value}' is not an octal file mode such as \"660\".");
+                    return null;
+                }
+
+                mode = (mode * 8) + (digit - '0');
+            }
+
+            if (mode <= 0xFFF)
+            {
+                return (UnixFileMode)mode;
+            }
+
+            errors.Add($"{child.Path}: '{child.Value}' is not an octal file mode such as \"660\".");
+            return null;
+        }
+
+        if (text.Length != 0 && Enum.TryParse(text, ignoreCase: true, out UnixFileMode named) && ((int)named & ~0xFFF) == 0)
+        {
+            return named;
+        }
+
+        errors.Add($"{child.Path}: '{child.Value}' is not a file mode: write it in octal (\"660\") or as UnixFileMode names (\"UserRead, UserWrite\").");
+        return null;
     }
 
     private static void BindProperty(IConfigurationSection child, object target, List<string> errors, string? name = null)

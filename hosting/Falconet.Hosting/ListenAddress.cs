@@ -3,21 +3,23 @@ using System.Collections.Generic;
 using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
+using Falconet.Server;
 
 namespace Falconet.Hosting;
 
 /// <summary>
 /// An address to listen on, as written in a URL (<c>--urls</c>, <c>ASPNETCORE_URLS</c>, configuration): its scheme and the
-/// IP endpoints it stands for. One parser for the generic host and ASP.NET Core, so both read an address the same way.
+/// endpoints it stands for (IP endpoints, or a Unix domain socket). One parser for the generic host and ASP.NET Core, so both read an address the same way.
 /// </summary>
 /// <remarks>
 /// <c>localhost</c> is the IPv4 and the IPv6 loopback (IPv4 alone for port 0, which cannot name the same free port on both);
 /// <c>*</c>, <c>+</c>, an empty host and <c>0.0.0.0</c> are every address (IPv6 any in dual mode where the system has IPv6);
 /// an IP address is itself. A missing port is the scheme's (80, 443). A bare <c>address:port</c> is http.
+/// <c>unix:</c> and an absolute path, as Kestrel writes it (<c>http://unix:/run/app.sock</c>), is a Unix domain socket.
 /// </remarks>
 internal sealed class ListenAddress
 {
-    private ListenAddress(string text, bool isHttps, IReadOnlyList<IPEndPoint> endPoints)
+    private ListenAddress(string text, bool isHttps, IReadOnlyList<EndPoint> endPoints)
     {
         Text = text;
         IsHttps = isHttps;
@@ -30,13 +32,13 @@ internal sealed class ListenAddress
     /// <summary>True for https:// addresses.</summary>
     public bool IsHttps { get; }
 
-    /// <summary>The endpoints to bind, one or two (localhost).</summary>
-    public IReadOnlyList<IPEndPoint> EndPoints { get; }
+    /// <summary>The endpoints to bind, one or two (localhost): <see cref="IPEndPoint"/>s or a <see cref="UnixDomainSocketEndPoint"/>.</summary>
+    public IReadOnlyList<EndPoint> EndPoints { get; }
 
     /// <summary>Parses <paramref name="text"/>.</summary>
     /// <exception cref="FormatException">
-    /// Not an address Falconet can bind: another scheme, a Unix socket, a host name, a path base, or a bad port; the message
-    /// says which.
+    /// Not an address Falconet can bind: another scheme, a named pipe, a relative socket path, a host name, a path base, or a
+    /// bad port; the message says which.
     /// </exception>
     public static ListenAddress Parse(string text)
     {
@@ -62,9 +64,14 @@ internal sealed class ListenAddress
             hasScheme = false;
         }
 
-        if (value.StartsWith("unix:", StringComparison.OrdinalIgnoreCase) || value.StartsWith("pipe:", StringComparison.OrdinalIgnoreCase))
+        if (value.StartsWith("unix:", StringComparison.OrdinalIgnoreCase))
         {
-            throw new FormatException($"'{text}': Falconet listens on TCP only; Unix domain sockets and named pipes are not served yet.");
+            return new ListenAddress(text, https, [UnixSocketOf(value["unix:".Length..], text)]);
+        }
+
+        if (value.StartsWith("pipe:", StringComparison.OrdinalIgnoreCase))
+        {
+            throw new FormatException($"'{text}': named pipes are a Windows transport; Falconet listens on TCP and Unix domain sockets.");
         }
 
         int slash = value.IndexOf('/', StringComparison.Ordinal);
@@ -126,13 +133,43 @@ internal sealed class ListenAddress
         return new ListenAddress(text, https, EndPointsOf(host, port, text));
     }
 
-    /// <summary>An endpoint as a URL: "http://127.0.0.1:8080", "https://[::1]:8443".</summary>
-    public static string Format(IPEndPoint endPoint, bool https)
-        => endPoint.AddressFamily == AddressFamily.InterNetworkV6
-            ? string.Create(CultureInfo.InvariantCulture, $"{(https ? "https" : "http")}://[{endPoint.Address}]:{endPoint.Port}")
-            : string.Create(CultureInfo.InvariantCulture, $"{(https ? "https" : "http")}://{endPoint.Address}:{endPoint.Port}");
+    /// <summary>An endpoint as a URL: "http://127.0.0.1:8080", "https://[::1]:8443", "http://unix:/run/app.sock".</summary>
+    public static string Format(EndPoint endPoint, bool https) => FalconetServer.FormatUrl(endPoint, https);
 
-    private static IPEndPoint[] EndPointsOf(string host, int port, string text)
+    /// <summary>
+    /// The socket of "unix:/path": the path runs to the next ':' (after it Kestrel reads a path base, which Falconet does not
+    /// support), and is absolute, so that it does not depend on the directory the process started in.
+    /// </summary>
+    private static UnixDomainSocketEndPoint UnixSocketOf(string value, string text)
+    {
+        int colon = value.IndexOf(':', StringComparison.Ordinal);
+        string path = colon < 0 ? value : value[..colon];
+        if (path.Length > 1)
+        {
+            // "http://unix:/run/app.sock/", as a TCP address may end in '/': a socket's path never does.
+            path = path.TrimEnd('/');
+        }
+        if (colon >= 0 && value.AsSpan(colon + 1).TrimEnd('/').Length != 0)
+        {
+            throw new FormatException($"'{text}': a path base in an address is not supported; use UsePathBase in the application.");
+        }
+
+        if (!path.StartsWith('/'))
+        {
+            throw new FormatException($"'{text}': write the Unix socket's absolute path, such as \"http://unix:/run/app/app.sock\".");
+        }
+
+        try
+        {
+            return new UnixDomainSocketEndPoint(path);
+        }
+        catch (ArgumentException exception)
+        {
+            throw new FormatException($"'{text}': {exception.Message}", exception);
+        }
+    }
+
+    private static EndPoint[] EndPointsOf(string host, int port, string text)
     {
         if (string.Equals(host, "localhost", StringComparison.OrdinalIgnoreCase))
         {

@@ -37,6 +37,9 @@ public sealed class BlockChain : IBufferWriter<byte>, IDisposable
         return EnsureTail(sizeHint).WritableMemory;
     }
 
+    /// <summary>Returns the tail block's free space as a span, renting a new tail block when it has fewer than <paramref name="sizeHint"/> bytes free.</summary>
+    public Span<byte> GetWritableSpan(int sizeHint = 1) => EnsureTail(sizeHint).Writable;
+
     /// <summary>Commits <paramref name="count"/> bytes written into the memory from <see cref="GetWritableMemory"/>.</summary>
     public void Advance(int count)
     {
@@ -108,6 +111,62 @@ public sealed class BlockChain : IBufferWriter<byte>, IDisposable
 
         MemoryBlock tail = _tail!;
         return new ReadOnlySequence<byte>(head, 0, tail, tail.Length);
+    }
+
+    /// <summary>The buffered bytes as one span when they all lie in one block; false otherwise (or when nothing is buffered).</summary>
+    public bool TryGetSingleSpan(out ReadOnlySpan<byte> span)
+    {
+        MemoryBlock? head = _head;
+        if (head is not null && ReferenceEquals(head, _tail))
+        {
+            span = head.DataSpan;
+            return true;
+        }
+
+        span = default;
+        return false;
+    }
+
+    /// <summary>Drops the first <paramref name="count"/> bytes of a chain whose bytes lie in one block (see <see cref="TryGetSingleSpan"/>).</summary>
+    public void ConsumeSingle(int count)
+    {
+        MemoryBlock? head = _head;
+        if (head is null || !ReferenceEquals(head, _tail) || (uint)count > (uint)head.Length)
+        {
+            throw new ArgumentOutOfRangeException(nameof(count), "The chain does not hold that many bytes in one block.");
+        }
+
+        _length -= count;
+        if (count == head.Length)
+        {
+            // Rewound like an empty tail after Consume, so its whole page is free again.
+            head.Start = 0;
+            head.End = 0;
+            return;
+        }
+
+        head.Start += count;
+    }
+
+    /// <summary>Drops every buffered byte: returns every block but the tail to the pool and rewinds the tail for the next write.</summary>
+    public void ConsumeAll()
+    {
+        MemoryBlock? block = _head;
+        MemoryBlock? tail = _tail;
+        while (block is not null && !ReferenceEquals(block, tail))
+        {
+            MemoryBlock? next = block.NextBlock;
+            _pool.Return(block);
+            block = next;
+        }
+
+        _head = tail;
+        _length = 0;
+        if (tail is not null)
+        {
+            tail.Start = 0;
+            tail.End = 0;
+        }
     }
 
     /// <summary>Drops everything before <paramref name="consumedTo"/> (a position of the last <see cref="GetSequence"/>) and returns fully consumed head blocks to the pool.</summary>
@@ -225,7 +284,7 @@ public sealed class BlockChain : IBufferWriter<byte>, IDisposable
     Memory<byte> IBufferWriter<byte>.GetMemory(int sizeHint) => GetWritableMemory(sizeHint);
 
     /// <inheritdoc/>
-    Span<byte> IBufferWriter<byte>.GetSpan(int sizeHint) => EnsureTail(sizeHint).Writable;
+    Span<byte> IBufferWriter<byte>.GetSpan(int sizeHint) => GetWritableSpan(sizeHint);
 
     private MemoryBlock EnsureTail(int sizeHint)
     {

@@ -16,6 +16,8 @@ public sealed class MemoryBlock : ReadOnlySequenceSegment<byte>
     private const int Rented = 1;
 
     private readonly Memory<byte> _memory;
+    private readonly byte[] _array;
+    private readonly int _offset;
     private MemoryBlock? _nextBlock;
     private int _state;
 
@@ -30,6 +32,8 @@ public sealed class MemoryBlock : ReadOnlySequenceSegment<byte>
         Pool = pool;
         Slab = slab;
         _memory = new Memory<byte>(array, offset, SlabMemoryPool.BlockSize);
+        _array = array;
+        _offset = offset;
         Id = id;
     }
 
@@ -51,13 +55,17 @@ public sealed class MemoryBlock : ReadOnlySequenceSegment<byte>
     }
 
     /// <summary>The free space after the data, <c>[End, BlockSize)</c>.</summary>
-    public Span<byte> Writable => _memory.Span.Slice(End);
+    /// <remarks>Made from the array directly: <see cref="Memory{T}.Span"/> costs a type test and a few checks more, on every write.</remarks>
+    public Span<byte> Writable => new(_array, _offset + End, SlabMemoryPool.BlockSize - End);
 
     /// <summary>The free space after the data as memory, <c>[End, BlockSize)</c>.</summary>
     public Memory<byte> WritableMemory => _memory.Slice(End);
 
     /// <summary>The data written into the block, <c>[Start, End)</c>.</summary>
     public ReadOnlyMemory<byte> Data => _memory.Slice(Start, End - Start);
+
+    /// <summary>The data written into the block as a span, <c>[Start, End)</c>.</summary>
+    public ReadOnlySpan<byte> DataSpan => new(_array, _offset + Start, End - Start);
 
     /// <summary>Number of data bytes, <c>End - Start</c>.</summary>
     public int Length => End - Start;

@@ -16,8 +16,8 @@ internal static class BuiltInTransports
     /// <exception cref="NotSupportedException">The kind is unknown, or its transport cannot run here (libuv not installed).</exception>
     public static ITransportFactory Create(TransportKind kind, FalconetServerOptions options, int maxConnections) => kind switch
     {
-        TransportKind.Sockets => new SocketTransportFactory(new SocketTransportOptions { Scheduling = options.Scheduling ?? IoScheduling.ThreadPool, IoThreadCount = options.IoThreadCount, TrackLeaks = options.TrackPoolLeaks }),
-        TransportKind.Libuv => new LibuvTransportFactory(new LibuvTransportOptions { Scheduling = options.Scheduling ?? IoScheduling.IoThreads, LoopCount = options.IoThreadCount, TrackLeaks = options.TrackPoolLeaks, LoggerFactory = options.LoggerFactory, MaxConnections = maxConnections }),
+        TransportKind.Sockets => new SocketTransportFactory(new SocketTransportOptions { Scheduling = options.Scheduling ?? IoScheduling.ThreadPool, IoThreadCount = options.IoThreadCount, TrackLeaks = options.TrackPoolLeaks, ReusePort = options.ReusePort }),
+        TransportKind.Libuv => new LibuvTransportFactory(new LibuvTransportOptions { Scheduling = options.Scheduling ?? IoScheduling.IoThreads, LoopCount = options.IoThreadCount, TrackLeaks = options.TrackPoolLeaks, LoggerFactory = options.LoggerFactory, MaxConnections = maxConnections, ReusePort = options.ReusePort }),
         _ => throw new NotSupportedException($"Unknown transport {kind}."),
     };
 

@@ -19,6 +19,7 @@ internal sealed class ConnectionRegistry<TConnection>
     private readonly int _limit;
     private TaskCompletionSource? _empty;
     private int _reserved;
+    private long _endedTotal;
 
     /// <summary>Creates a registry that holds at most <paramref name="limit"/> connections at once.</summary>
     public ConnectionRegistry(int limit = int.MaxValue)
@@ -81,12 +82,16 @@ internal sealed class ConnectionRegistry<TConnection>
         }
     }
 
-    /// <summary>Removes a connection that has ended; the last one out completes <see cref="WhenEmptyAsync"/>.</summary>
-    public void Remove(TConnection connection)
+    /// <summary>
+    /// Removes a connection that has ended, adding <paramref name="count"/> (what it counted, see <see cref="Sum"/>) to the
+    /// total of the ended ones; the last one out completes <see cref="WhenEmptyAsync"/>.
+    /// </summary>
+    public void Remove(TConnection connection, long count = 0)
     {
         lock (_gate)
         {
             _connections.Remove(connection);
+            _endedTotal += count;
             if (_connections.Count == 0)
             {
                 _empty?.TrySetResult();
@@ -106,6 +111,25 @@ internal sealed class ConnectionRegistry<TConnection>
             {
                 visit(connection, state);
             }
+        }
+    }
+
+    /// <summary>
+    /// A count each connection keeps (requests, say), summed over the registered connections and the ended ones (what
+    /// <see cref="Remove"/> was given), under the lock, so a connection that ends meanwhile is counted once: connections count
+    /// on their own, with no shared counter on their hot path, and the total is made when someone asks.
+    /// </summary>
+    public long Sum(Func<TConnection, long> count)
+    {
+        lock (_gate)
+        {
+            long total = _endedTotal;
+            foreach (TConnection connection in _connections)
+            {
+                total += count(connection);
+            }
+
+            return total;
         }
     }
 

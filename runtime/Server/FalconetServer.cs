@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Globalization;
 using System.IO;
 using System.Net;
 using System.Threading;
@@ -8,7 +9,9 @@ using Falconet.Buffers;
 using Falconet.Http;
 using Falconet.Http.Http1;
 using Falconet.Timekeeping;
+using System.Net.Sockets;
 using Falconet.Transport;
+using Falconet.Transport.Proxy;
 using Falconet.Transport.Tls;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
@@ -50,6 +53,9 @@ public partial class FalconetServer : IAsyncDisposable
     private readonly List<Task> _acceptLoops = new();
     private readonly List<IPEndPoint> _boundEndpoints = new();
     private readonly List<IPEndPoint> _boundHttpsEndpoints = new();
+    private readonly List<EndPoint> _listeningOn = new();
+    private readonly List<string> _listeningUrls = new();
+    private readonly List<UnixSocketFile> _unixSocketFiles = new();
     private readonly Lock _gate = new();
     private FalconetServerOptions? _running;
     private ITransportFactory? _transport;
@@ -62,6 +68,9 @@ public partial class FalconetServer : IAsyncDisposable
     private long _refusedConnections;
     private long _refusedByTransportBefore;
     private int _state;
+    private volatile bool _draining;
+    private int _drainingNotified;
+    private volatile bool _started;
 
     /// <summary>Creates a server that calls <paramref name="application"/> for every request.</summary>
     public FalconetServer(FalconetServerOptions options, IHttpApplication application)
@@ -88,14 +97,31 @@ public partial class FalconetServer : IAsyncDisposable
     /// <summary>The options given to the constructor; <see cref="StartAsync"/> copies them, so changing them later has no effect on a started server.</summary>
     public FalconetServerOptions Options => _options;
 
-    /// <summary>The endpoints actually bound (port 0 resolved), in the order of <see cref="FalconetServerOptions.Endpoints"/>.</summary>
+    /// <summary>The TCP endpoints actually bound (port 0 resolved), in the order of <see cref="FalconetServerOptions.Endpoints"/> (Unix domain sockets are in <see cref="ListeningOn"/>).</summary>
     public IReadOnlyList<IPEndPoint> BoundEndpoints => _boundEndpoints;
 
-    /// <summary>The HTTPS endpoints actually bound (port 0 resolved), in the order of <see cref="FalconetServerOptions.HttpsEndpoints"/>.</summary>
+    /// <summary>The TCP endpoints of HTTPS actually bound (port 0 resolved), in the order of <see cref="FalconetServerOptions.HttpsEndpoints"/>.</summary>
     public IReadOnlyList<IPEndPoint> BoundHttpsEndpoints => _boundHttpsEndpoints;
 
+    /// <summary>Every endpoint the server listens on, plain ones first, then HTTPS, each in the order of its list: an <see cref="IPEndPoint"/> (port 0 resolved) or a <see cref="System.Net.Sockets.UnixDomainSocketEndPoint"/>.</summary>
+    public IReadOnlyList<EndPoint> ListeningOn => _listeningOn;
+
+    /// <summary><see cref="ListeningOn"/> as URLs, in the same order: "http://127.0.0.1:8080", "https://[::1]:8443", "http://unix:/run/app.sock".</summary>
+    internal IReadOnlyList<string> ListeningUrls => _listeningUrls;
+
+    /// <summary>
+    /// True from the end of <see cref="StartAsync"/> until the stop begins: what a readiness probe reports (docs/deployment.md).
+    /// It turns false before <see cref="FalconetServerOptions.DrainDelay"/>, while the server still serves, so that load
+    /// balancers take it out of rotation before any connection closes.
+    /// </summary>
+    public bool IsReady => _started && !_draining;
+
     /// <summary>Requests started since the server started.</summary>
-    public long RequestCount => _settings is null ? 0 : Interlocked.Read(ref _settings.RequestsStarted);
+    /// <remarks>
+    /// Each connection counts its own (a shared counter costs every request a locked increment, and its cache line travels
+    /// between the cores that serve requests); the total is summed here, under the connection registry's lock.
+    /// </remarks>
+    public long RequestCount => _connections.Sum(static connection => connection.RequestCount);
 
     /// <summary>Connections open right now.</summary>
     public int ConnectionCount => _connections.Count;
@@ -140,6 +166,7 @@ public partial class FalconetServer : IAsyncDisposable
             MinResponseDataRate = options.MinResponseDataRate?.ToLimit(options.TimeProvider) ?? default,
             MinRequestBodyRate = options.MinRequestBodyDataRate,
             MinResponseRate = options.MinResponseDataRate,
+            DrainIdleTimeout = HttpConnectionSettings.ToTimestampTicks(options.DrainIdleTimeout, options.TimeProvider),
         };
         DateHeaderValues.Acquire();
         try
@@ -163,24 +190,29 @@ public partial class FalconetServer : IAsyncDisposable
                 pool.Return(pool.Rent());
             }
 
-            foreach (IPEndPoint endpoint in options.Endpoints)
+            // Decorators compose over the transport per endpoint: PROXY (reads the header first), then TLS, then HTTP. A TLS or
+            // PROXY listener's connections in progress take places of the connection limit.
+            var context = new ListenerContext(options.TimeProvider, options.HeartbeatInterval, _logger, new Admission(this));
+            foreach (EndPoint endpoint in options.Endpoints)
             {
-                IConnectionListener listener = await BindAsync(_transport, endpoint, "http", cancellationToken).ConfigureAwait(false);
-                _listeners.Add(listener);
-                _boundEndpoints.Add((IPEndPoint)listener.EndPoint);
-                ServerLog.Listening(_logger, listener.EndPoint);
+                IConnectionListener listener = await BindAsync(endpoint, tls: null, context, options, cancellationToken).ConfigureAwait(false);
+                if (listener.EndPoint is IPEndPoint bound)
+                {
+                    _boundEndpoints.Add(bound);
+                }
+
+                ServerLog.Listening(_logger, _listeningOn[^1], Describe(endpoint));
             }
 
-            // An HTTPS endpoint is a listener of the TLS decorator over the same transport; its handshakes take places of
-            // the connection limit, and the listener hands out only connections whose handshake completed.
-            var tlsContext = new TlsListenerContext(options.TimeProvider, options.HeartbeatInterval, _logger, new Admission(this));
             foreach (HttpsEndpoint https in options.HttpsEndpoints)
             {
-                var tls = new TlsTransportFactory(_transport, https.Tls, tlsContext);
-                IConnectionListener listener = await BindAsync(tls, https.EndPoint, "https", cancellationToken).ConfigureAwait(false);
-                _listeners.Add(listener);
-                _boundHttpsEndpoints.Add((IPEndPoint)listener.EndPoint);
-                TlsLog.ListeningHttps(_logger, listener.EndPoint);
+                IConnectionListener listener = await BindAsync(https.EndPoint, https.Tls, context, options, cancellationToken).ConfigureAwait(false);
+                if (listener.EndPoint is IPEndPoint bound)
+                {
+                    _boundHttpsEndpoints.Add(bound);
+                }
+
+                TlsLog.ListeningHttps(_logger, _listeningOn[^1], Describe(https.EndPoint));
             }
         }
         catch
@@ -201,19 +233,8 @@ public partial class FalconetServer : IAsyncDisposable
         {
             _acceptLoops.Add(AcceptLoopAsync(listener));
         }
-    }
 
-    /// <summary>Binds one endpoint; a failure (the port is taken, the address is not the machine's) names the endpoint.</summary>
-    private static async ValueTask<IConnectionListener> BindAsync(ITransportFactory transport, IPEndPoint endpoint, string scheme, CancellationToken cancellationToken)
-    {
-        try
-        {
-            return await transport.BindAsync(endpoint, cancellationToken).ConfigureAwait(false);
-        }
-        catch (Exception exception) when (exception is System.Net.Sockets.SocketException or IOException)
-        {
-            throw new IOException($"Falconet cannot bind {scheme}://{endpoint}: {exception.Message}", exception);
-        }
+        _started = true;
     }
 
     /// <summary>
@@ -232,9 +253,94 @@ public partial class FalconetServer : IAsyncDisposable
                 return Task.CompletedTask;
             }
 
+            if (_stopTask is not null)
+            {
+                return _stopTask;
+            }
+
+            // Unready at once, before the caller goes on: a readiness probe answered from now on says so.
+            _draining = true;
+        }
+
+        if (Interlocked.Exchange(ref _drainingNotified, 1) == 0)
+        {
+            try
+            {
+                _running?.Draining?.Invoke();
+            }
+            catch (Exception exception)
+            {
+                ServerLog.DrainingCallbackFailed(_logger, exception);
+            }
+        }
+
+        lock (_gate)
+        {
             _stopTask ??= Task.Run(() => StopCoreAsync(cancellationToken), CancellationToken.None);
             return _stopTask;
         }
+    }
+
+    /// <summary>
+    /// Listens on <paramref name="endpoint"/> through the decorators it asks for: the PROXY decorator for a
+    /// <see cref="ProxyProtocolEndPoint"/>, then TLS when <paramref name="tls"/> is given. A Unix domain socket's stale file is
+    /// removed first, and its file gets the configured permissions.
+    /// </summary>
+    private async Task<IConnectionListener> BindAsync(EndPoint endpoint, TlsServerOptions? tls, ListenerContext context,
+        FalconetServerOptions options, CancellationToken cancellationToken)
+    {
+        ITransportFactory factory = _transport!;
+        EndPoint listenOn = endpoint;
+        if (endpoint is ProxyProtocolEndPoint proxy)
+        {
+            factory = new ProxyTransportFactory(factory, proxy, context);
+            listenOn = proxy.EndPoint;
+        }
+
+        if (tls is not null)
+        {
+            factory = new TlsTransportFactory(factory, tls, context);
+        }
+
+        UnixSocketFile? file = listenOn is UnixDomainSocketEndPoint unix ? UnixSocketFile.Prepare(unix, takeOver: options.ReusePort) : null;
+        IConnectionListener listener;
+        try
+        {
+            listener = await factory.BindAsync(file?.BindTo ?? listenOn, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception exception) when (exception is System.Net.Sockets.SocketException or IOException)
+        {
+            // A failure (the port is taken, the address is not the machine's, the directory is missing) names the endpoint.
+            throw new IOException($"Falconet cannot bind {FormatUrl(listenOn, tls is not null)}: {exception.Message}", exception);
+        }
+
+        _listeners.Add(listener);
+        _listeningOn.Add(file?.EndPoint ?? listener.EndPoint);
+        _listeningUrls.Add(FormatUrl(_listeningOn[^1], tls is not null));
+        if (file is not null)
+        {
+            _unixSocketFiles.Add(file);
+            file.Bound(options.UnixSocketPermissions);
+        }
+
+        return listener;
+    }
+
+    /// <summary>An endpoint as a URL: "http://127.0.0.1:8080", "https://[::1]:8443", "http://unix:/run/app.sock".</summary>
+    internal static string FormatUrl(EndPoint endpoint, bool https)
+    {
+        string scheme = https ? "https" : "http";
+        return endpoint is UnixDomainSocketEndPoint unix
+            ? $"{scheme}://unix:{unix}"
+            : string.Create(CultureInfo.InvariantCulture, $"{scheme}://{endpoint}");
+    }
+
+    /// <summary>What the log says of an endpoint besides its address: an adopted socket's name, the PROXY protocol.</summary>
+    private static string Describe(EndPoint endpoint)
+    {
+        EndPoint listenOn = endpoint is ProxyProtocolEndPoint proxy ? proxy.EndPoint : endpoint;
+        string adopted = listenOn is ListenSocketEndPoint socket ? $" (adopted {socket})" : string.Empty;
+        return endpoint is ProxyProtocolEndPoint ? adopted + " (PROXY protocol)" : adopted;
     }
 
     /// <summary>Blocks rented from the transport's pools and not yet returned: 0 once the server has stopped and every connection ended.</summary>
@@ -288,11 +394,19 @@ public partial class FalconetServer : IAsyncDisposable
 
     private async Task StopCoreAsync(CancellationToken cancellationToken)
     {
+        TimeProvider clock = _running?.TimeProvider ?? TimeProvider.System;
+        await DrainAsync(clock, cancellationToken).ConfigureAwait(false);
         Volatile.Write(ref _state, 2);
         ServerLog.Stopping(_logger);
         foreach (IConnectionListener listener in _listeners)
         {
             await listener.UnbindAsync().ConfigureAwait(false);
+        }
+
+        // Only the file this server bound: a newer process may have taken the path over meanwhile.
+        foreach (UnixSocketFile file in _unixSocketFiles)
+        {
+            file.Remove();
         }
 
         // Unbound listeners hand out nothing more (a TLS listener has closed the handshakes it held): once the accept
@@ -306,7 +420,6 @@ public partial class FalconetServer : IAsyncDisposable
         _shutdown.Cancel();
         _connections.ForEach(0, static (connection, _) => connection.CloseIfIdle());
 
-        TimeProvider clock = _running?.TimeProvider ?? TimeProvider.System;
         TimeSpan shutdownTimeout = _running?.ShutdownTimeout ?? TimeSpan.Zero;
         try
         {
@@ -354,6 +467,29 @@ public partial class FalconetServer : IAsyncDisposable
         ServerLog.Stopped(_logger);
     }
 
+    /// <summary>
+    /// The first step of a stop, once <see cref="StopAsync"/> turned the server unready (<see cref="IsReady"/>,
+    /// <see cref="FalconetServerOptions.Draining"/>): goes on serving as usual for <see cref="FalconetServerOptions.DrainDelay"/>, so that load balancers stop sending before any
+    /// connection is closed. The token ends the delay early.
+    /// </summary>
+    private async Task DrainAsync(TimeProvider clock, CancellationToken cancellationToken)
+    {
+        TimeSpan delay = _running?.DrainDelay ?? TimeSpan.Zero;
+        ServerLog.Draining(_logger, delay.TotalSeconds);
+
+        if (delay > TimeSpan.Zero && _started)
+        {
+            try
+            {
+                await Task.Delay(delay, clock, cancellationToken).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                // Asked to stop sooner: the drain goes on at once.
+            }
+        }
+    }
+
     private void OnHeartbeat(long now)
     {
         _connections.ForEach(now, static (connection, now) => connection.OnHeartbeat(now));
@@ -378,6 +514,6 @@ public partial class FalconetServer : IAsyncDisposable
             current = seen;
         }
 
-        _connections.Remove(connection);
+        _connections.Remove(connection, connection.RequestCount);
     }
 }

@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Net;
 using System.Net.Security;
 using System.Threading;
+using System.Net.Sockets;
 using Falconet.Http;
 using Falconet.Transport;
 using Microsoft.Extensions.Logging;
@@ -12,8 +13,13 @@ namespace Falconet.Server;
 /// <summary>Settings of a <see cref="FalconetServer"/>; copied once, when the server starts, so later changes do not affect a started server.</summary>
 public sealed class FalconetServerOptions
 {
-    /// <summary>The endpoints to listen on (port 0 picks a free port; see <see cref="FalconetServer.BoundEndpoints"/>).</summary>
-    public IList<IPEndPoint> Endpoints { get; } = new List<IPEndPoint>();
+    /// <summary>
+    /// The endpoints to listen on with plain HTTP: an <see cref="IPEndPoint"/> (port 0 picks a free port; see
+    /// <see cref="FalconetServer.BoundEndpoints"/>), a <see cref="System.Net.Sockets.UnixDomainSocketEndPoint"/> (see
+    /// <see cref="UnixSocketPermissions"/>), a <see cref="ListenSocketEndPoint"/> (a socket already listening, such as one
+    /// systemd passed: <see cref="SystemdSockets"/>), or a <see cref="ProxyProtocolEndPoint"/> around any of those.
+    /// </summary>
+    public IList<EndPoint> Endpoints { get; } = new List<EndPoint>();
 
     /// <summary>
     /// The built-in transport; ignored when <see cref="TransportFactory"/> is set. Null (the default) takes the one measured
@@ -124,6 +130,46 @@ public sealed class FalconetServerOptions
     /// </summary>
     public TimeSpan PoolIdleTimeout { get; set; } = TimeSpan.FromSeconds(10);
 
+    /// <summary>
+    /// How long a stopping server keeps serving as usual after it turned unready (default zero): <see cref="FalconetServer.IsReady"/>
+    /// turns false and <see cref="Draining"/> runs when the stop begins, then for this long the server still accepts connections
+    /// and answers every request normally, so that load balancers whose health checks see it unready take it out of rotation
+    /// before any connection is closed. Set it to the time the slowest load balancer needs to notice (for example HAProxy's
+    /// <c>inter</c> times <c>fall</c>, or a Kubernetes readiness probe's <c>periodSeconds</c> times <c>failureThreshold</c>).
+    /// The shutdown timeout starts after it. See docs/deployment.md.
+    /// </summary>
+    public TimeSpan DrainDelay { get; set; }
+
+    /// <summary>
+    /// How long a keep-alive connection that is idle when the drain begins (after <see cref="DrainDelay"/>) may stay open
+    /// (default 1 s; zero closes idle connections at once). HTTP/1.1 has no way to close an idle connection without racing a
+    /// request its client sends at that moment: within this time such a request is answered, with <c>Connection: close</c>,
+    /// and only a connection idle for the whole of it is closed. Clients that send at least once in it never see a close
+    /// under a request. See docs/deployment.md.
+    /// </summary>
+    public TimeSpan DrainIdleTimeout { get; set; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>
+    /// Called once when the server begins to stop, before <see cref="DrainDelay"/> (default none): where an application turns
+    /// its own readiness off or tells a service registry. Runs on the thread that called <see cref="FalconetServer.StopAsync"/>;
+    /// an exception it throws is logged and the stop goes on.
+    /// </summary>
+    public Action? Draining { get; set; }
+
+    /// <summary>
+    /// Binds the built-in transport's IP listeners with SO_REUSEPORT (default false), so that several processes (an old and a new
+    /// one during a restart, or one per core) listen on one port and the kernel spreads new connections over them. See
+    /// docs/deployment.md for how the kernel spreads them and what happens to a listener's queue when its process exits.
+    /// </summary>
+    public bool ReusePort { get; set; }
+
+    /// <summary>
+    /// The permissions a Unix domain socket endpoint's file gets once bound (default null: what the process's umask leaves);
+    /// a client needs write permission to connect, so <c>UserRead | UserWrite | GroupRead | GroupWrite</c> lets a proxy in the
+    /// socket file's group connect. See docs/deployment.md.
+    /// </summary>
+    public System.IO.UnixFileMode? UnixSocketPermissions { get; set; }
+
     /// <summary>Where the server logs (default: nowhere).</summary>
     public ILoggerFactory? LoggerFactory { get; set; }
 
@@ -145,6 +191,18 @@ public sealed class FalconetServerOptions
 
         ArgumentNullException.ThrowIfNull(Limits);
         ArgumentNullException.ThrowIfNull(TimeProvider);
+        for (int i = 0; i < Endpoints.Count; i++)
+        {
+            ValidateEndpoint(Endpoints[i], $"Endpoints[{i}]");
+        }
+
+        for (int i = 0; i < HttpsEndpoints.Count; i++)
+        {
+            ValidateEndpoint(HttpsEndpoints[i].EndPoint, $"HttpsEndpoints[{i}].EndPoint");
+        }
+
+        ArgumentOutOfRangeException.ThrowIfLessThan(DrainDelay, TimeSpan.Zero, nameof(DrainDelay));
+        ArgumentOutOfRangeException.ThrowIfLessThan(DrainIdleTimeout, TimeSpan.Zero, nameof(DrainIdleTimeout));
         for (int i = 0; i < HttpsEndpoints.Count; i++)
         {
             foreach (SslApplicationProtocol protocol in HttpsEndpoints[i].Tls.ApplicationProtocols ?? [])
@@ -186,6 +244,19 @@ public sealed class FalconetServerOptions
         }
     }
 
+    /// <summary>Throws when an endpoint is of a kind no transport listens on, or its PROXY settings cannot be honoured; the message names it.</summary>
+    private static void ValidateEndpoint(EndPoint? endpoint, string name)
+    {
+        EndPoint? listenOn = endpoint is ProxyProtocolEndPoint proxy ? proxy.EndPoint : endpoint;
+        if (listenOn is not (IPEndPoint or UnixDomainSocketEndPoint or ListenSocketEndPoint))
+        {
+            throw new InvalidOperationException(
+                $"{name} is {(endpoint is null ? "null" : endpoint.GetType().Name)}: listen on an IPEndPoint, a UnixDomainSocketEndPoint or a ListenSocketEndPoint, or a ProxyProtocolEndPoint around one of them.");
+        }
+
+        (endpoint as ProxyProtocolEndPoint)?.Validate(name);
+    }
+
     /// <summary>A copy of everything the server reads, limits included, so that changing these options later has no effect on it.</summary>
     internal FalconetServerOptions Copy()
     {
@@ -211,19 +282,26 @@ public sealed class FalconetServerOptions
             TrackPoolLeaks = TrackPoolLeaks,
             TimeProvider = TimeProvider,
             HeartbeatInterval = HeartbeatInterval,
+            DrainDelay = DrainDelay,
+            DrainIdleTimeout = DrainIdleTimeout,
+            Draining = Draining,
+            ReusePort = ReusePort,
+            UnixSocketPermissions = UnixSocketPermissions,
         };
-        foreach (IPEndPoint endpoint in Endpoints)
+        foreach (EndPoint endpoint in Endpoints)
         {
-            copy.Endpoints.Add(endpoint);
+            copy.Endpoints.Add(CopyEndpoint(endpoint));
         }
 
         foreach (HttpsEndpoint https in HttpsEndpoints)
         {
-            copy.HttpsEndpoints.Add(new HttpsEndpoint(https.EndPoint, https.Tls.Copy()));
+            copy.HttpsEndpoints.Add(new HttpsEndpoint(CopyEndpoint(https.EndPoint), https.Tls.Copy()));
         }
 
         return copy;
     }
+
+    private static EndPoint CopyEndpoint(EndPoint endpoint) => endpoint is ProxyProtocolEndPoint proxy ? proxy.Copy() : endpoint;
 
     /// <summary>Copies every limit (a test checks by reflection that no settable property is missed).</summary>
     internal static HttpLimits CopyLimits(HttpLimits limits) => new()

@@ -7,8 +7,14 @@ namespace Falconet.Server;
 /// <summary>The log messages of the server lifecycle (source-generated).</summary>
 internal static partial class ServerLog
 {
-    [LoggerMessage(EventId = 100, Level = LogLevel.Information, Message = "Listening on {EndPoint}")]
-    public static partial void Listening(ILogger logger, EndPoint endPoint);
+    [LoggerMessage(EventId = 100, Level = LogLevel.Information, Message = "Listening on {EndPoint}{Details}")]
+    public static partial void Listening(ILogger logger, EndPoint endPoint, string details);
+
+    [LoggerMessage(EventId = 107, Level = LogLevel.Information, Message = "Draining: not ready anymore, serving as usual for {Seconds} s before connections close")]
+    public static partial void Draining(ILogger logger, double seconds);
+
+    [LoggerMessage(EventId = 108, Level = LogLevel.Error, Message = "The Draining callback failed; the stop goes on")]
+    public static partial void DrainingCallbackFailed(ILogger logger, Exception exception);
 
     [LoggerMessage(EventId = 101, Level = LogLevel.Information, Message = "Stopping: no new connections, finishing in-flight requests")]
     public static partial void Stopping(ILogger logger);

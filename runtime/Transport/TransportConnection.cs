@@ -5,6 +5,7 @@ using System.Net.Security;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Buffers;
+using Falconet.Transport.Proxy;
 using Falconet.Transport.Tls;
 
 namespace Falconet.Transport;
@@ -62,6 +63,13 @@ public abstract class TransportConnection : IAsyncDisposable
     /// the TLS decorator's listener carry it (the handshake is complete by then); a decorator over one passes it through.
     /// </summary>
     public virtual TlsConnectionInfo? TlsInfo => null;
+
+    /// <summary>
+    /// What the PROXY protocol header of this connection said (version, command, addresses, TLVs); null on an endpoint without
+    /// PROXY. The PROXY decorator sets it and makes the client's address the <see cref="RemoteEndPoint"/>; a decorator over
+    /// it (TLS) passes both through.
+    /// </summary>
+    public virtual ProxyProtocolInfo? ProxyInfo => null;
 
     /// <summary>
     /// The application protocol negotiated with ALPN ("http/1.1", later "h2"), or default when none was (a plain

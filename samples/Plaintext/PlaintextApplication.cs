@@ -7,7 +7,12 @@ using Microsoft.Extensions.Primitives;
 
 namespace Falconet.Samples.Plaintext;
 
-/// <summary>The TechEmpower plaintext and JSON endpoints: /plaintext, /json (GET and HEAD, 405 for other methods), and 404 for anything else.</summary>
+/// <summary>
+/// The TechEmpower plaintext and JSON endpoints: /plaintext, /json (GET and HEAD, 405 for other methods); for deployments
+/// /health (200 "ready" while the server is ready, 503 "draining" once it stops: a load balancer's readiness check) and
+/// /client (the client's address as the server sees it: through a PROXY protocol endpoint, the one the proxy reported);
+/// 404 for anything else.
+/// </summary>
 internal sealed class PlaintextApplication : IHttpApplication
 {
     private static readonly StringValues s_textPlain = new("text/plain");
@@ -20,6 +25,9 @@ internal sealed class PlaintextApplication : IHttpApplication
 
     private static ReadOnlySpan<byte> HelloWorld => "Hello, World!"u8;
 
+    /// <summary>What /health reports (the server's <c>IsReady</c>); always ready when not set.</summary>
+    public Func<bool>? Readiness { get; set; }
+
     public ValueTask Handle(HttpContext context)
     {
         ReadOnlySpan<byte> path = context.Request.PathBytes;
@@ -27,7 +35,7 @@ internal sealed class PlaintextApplication : IHttpApplication
         bool plaintext = path.SequenceEqual("/plaintext"u8);
         if (!plaintext && !path.SequenceEqual("/json"u8))
         {
-            response.StatusCode = 404;
+            HandleOther(context, path);
         }
         else if (context.Request.Method is not (KnownMethod.Get or KnownMethod.Head))
         {
@@ -48,6 +56,29 @@ internal sealed class PlaintextApplication : IHttpApplication
         }
 
         return default;
+    }
+
+    /// <summary>/health, /client, or 404.</summary>
+    private void HandleOther(HttpContext context, ReadOnlySpan<byte> path)
+    {
+        HttpResponse response = context.Response;
+        if (path.SequenceEqual("/health"u8))
+        {
+            // A readiness check: unready as soon as the stop begins, while requests are still served (docs/deployment.md).
+            bool ready = Readiness?.Invoke() ?? true;
+            response.StatusCode = ready ? 200 : 503;
+            response.Headers.ContentType = s_textPlain;
+            response.Write(ready ? "ready"u8 : "draining"u8);
+        }
+        else if (path.SequenceEqual("/client"u8))
+        {
+            response.Headers.ContentType = s_textPlain;
+            response.Write(System.Text.Encoding.ASCII.GetBytes(context.RemoteEndPoint?.ToString() ?? "unknown"));
+        }
+        else
+        {
+            response.StatusCode = 404;
+        }
     }
 
     /// <summary>Serializes the /json message into <paramref name="output"/> with this thread's writer.</summary>

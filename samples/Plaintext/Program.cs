@@ -1,6 +1,9 @@
 using System;
+using System.Collections.Generic;
 using System.Globalization;
+using System.IO;
 using System.Net;
+using System.Net.Sockets;
 using System.Runtime.InteropServices;
 using System.Threading.Tasks;
 using Falconet.Diagnostics;
@@ -14,7 +17,8 @@ namespace Falconet.Samples.Plaintext;
 internal static class Program
 {
     private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--libuv-distribution reuseport|handoff] [--max-connections N] [--io-threads N] [--stats]"
-        + " [--https-port N (--https-cert cert.pem --https-key key.pem | --https-pfx file.pfx [--https-password P])]";
+        + " [--https-port N (--https-cert cert.pem --https-key key.pem | --https-pfx file.pfx [--https-password P])]"
+        + " [--unix-socket PATH] [--proxy-protocol [--trusted-proxy CIDR]...] [--reuseport] [--drain-delay SECONDS] [--drain-idle-timeout SECONDS] [--shutdown-timeout SECONDS]";
 
     public static async Task<int> Main(string[] args)
     {
@@ -30,17 +34,51 @@ internal static class Program
             return 2;
         }
 
-        var options = new FalconetServerOptions { Scheduling = arguments.Scheduling, MaxConnections = arguments.MaxConnections };
+        var options = new FalconetServerOptions
+        {
+            Scheduling = arguments.Scheduling,
+            MaxConnections = arguments.MaxConnections,
+            ReusePort = arguments.ReusePort,
+            DrainDelay = arguments.DrainDelay ?? TimeSpan.Zero,
+        };
+        if (arguments.DrainIdleTimeout is { } drainIdleTimeout)
+        {
+            options.DrainIdleTimeout = drainIdleTimeout;
+        }
+
+        if (arguments.ShutdownTimeout is { } shutdownTimeout)
+        {
+            options.ShutdownTimeout = shutdownTimeout;
+        }
+
         if (arguments.IoThreads is int ioThreads)
         {
             options.IoThreadCount = ioThreads;
         }
+
         if (arguments.Transport is { } transport)
         {
             options.Transport = transport;
         }
 
-        options.Endpoints.Add(new IPEndPoint(IPAddress.Loopback, arguments.Port));
+        // Socket-activated (systemd, systemd-socket-activate): the sockets passed in replace the TCP port.
+        IReadOnlyList<ListenSocketEndPoint> activated = SystemdSockets.Take();
+        if (activated.Count == 0)
+        {
+            options.Endpoints.Add(Plain(new IPEndPoint(IPAddress.Loopback, arguments.Port)));
+        }
+
+        foreach (ListenSocketEndPoint socket in activated)
+        {
+            options.Endpoints.Add(Plain(socket));
+        }
+
+        if (arguments.UnixSocket is { } unixSocket)
+        {
+            options.Endpoints.Add(Plain(new UnixDomainSocketEndPoint(unixSocket)));
+            options.UnixSocketPermissions = UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead | UnixFileMode.GroupWrite
+                | UnixFileMode.OtherRead | UnixFileMode.OtherWrite;
+        }
         if (arguments.HttpsPort is int httpsPort)
         {
             TlsServerOptions tls;
@@ -80,7 +118,9 @@ internal static class Program
 
         // Counted from the start, only when asked for: the figures printed on exit.
         using ServerCounters? counters = arguments.Stats ? new ServerCounters() : null;
-        await using var server = new FalconetServer(options, new PlaintextApplication());
+        var application = new PlaintextApplication();
+        await using var server = new FalconetServer(options, application);
+        application.Readiness = () => server.IsReady;
         try
         {
             await server.StartAsync().ConfigureAwait(false);
@@ -92,13 +132,20 @@ internal static class Program
             return 1;
         }
 
-        Console.WriteLine($"Falconet listening on http://{server.BoundEndpoints[0]} (/plaintext, /json) with the {(server.Transport is LibuvTransportFactory ? "libuv" : "sockets")} transport, at most {server.MaxConnections} connections; press Ctrl+C to stop");
+        SystemdNotify.Send("READY=1");
+        Console.WriteLine($"Falconet listening on {Url(server.ListeningOn[0])} (/plaintext, /json, /health) with the {(server.Transport is LibuvTransportFactory ? "libuv" : "sockets")} transport, at most {server.MaxConnections} connections; press Ctrl+C to stop");
         foreach (IPEndPoint https in server.BoundHttpsEndpoints)
         {
             Console.WriteLine($"Falconet listening on https://{https} (/plaintext, /json)");
         }
 
+        for (int i = 1; i < server.ListeningOn.Count - server.BoundHttpsEndpoints.Count; i++)
+        {
+            Console.WriteLine($"Falconet listening on {Url(server.ListeningOn[i])}");
+        }
+
         await stop.Task.ConfigureAwait(false);
+        SystemdNotify.Send("STOPPING=1");
         await server.StopAsync().ConfigureAwait(false);
 
         if (counters is not null)
@@ -126,6 +173,24 @@ internal static class Program
             Distribution = distribution,
             Scheduling = scheduling ?? IoScheduling.IoThreads,
         });
+
+        EndPoint Plain(EndPoint endpoint)
+        {
+            if (!arguments.ProxyProtocol)
+            {
+                return endpoint;
+            }
+
+            var proxy = new ProxyProtocolEndPoint(endpoint);
+            foreach (IPNetwork network in arguments.TrustedProxies)
+            {
+                proxy.TrustedProxies.Add(network);
+            }
+
+            return proxy;
+        }
+
+        static string Url(EndPoint endpoint) => endpoint is UnixDomainSocketEndPoint unix ? $"http://unix:{unix}" : $"http://{endpoint}";
 
         void OnSignal(PosixSignalContext context)
         {

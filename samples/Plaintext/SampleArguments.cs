@@ -11,7 +11,8 @@ namespace Falconet.Samples.Plaintext;
 /// The sample's command line: --port N (default 8080), --transport sockets|libuv, --scheduling threadpool|iothreads,
 /// --libuv-distribution reuseport|handoff, --max-connections N, --stats,
 /// and HTTPS with --https-port N plus either --https-cert FILE --https-key FILE (PEM) or --https-pfx FILE [--https-password P];
-/// an option left out takes the server's default.
+/// deployment: --unix-socket PATH, --proxy-protocol [--trusted-proxy CIDR]..., --reuseport, --drain-delay SECONDS,
+/// --drain-idle-timeout SECONDS, --shutdown-timeout SECONDS; an option left out takes the server's default.
 /// </summary>
 internal sealed class SampleArguments
 {
@@ -37,6 +38,23 @@ internal sealed class SampleArguments
     public string? HttpsPassword { get; private set; }
 
     public int? MaxConnections { get; private set; }
+
+    /// <summary>A Unix domain socket to listen on besides the TCP port.</summary>
+    public string? UnixSocket { get; private set; }
+
+    /// <summary>Every plain endpoint expects a PROXY protocol header.</summary>
+    public bool ProxyProtocol { get; private set; }
+
+    /// <summary>The networks PROXY headers are accepted from (none: any).</summary>
+    public System.Collections.Generic.List<System.Net.IPNetwork> TrustedProxies { get; } = new();
+
+    public bool ReusePort { get; private set; }
+
+    public TimeSpan? DrainDelay { get; private set; }
+
+    public TimeSpan? ShutdownTimeout { get; private set; }
+
+    public TimeSpan? DrainIdleTimeout { get; private set; }
 
     /// <summary>The number of I/O threads (libuv loops, or the sockets transport's I/O threads), or null for one per processor.</summary>
     public int? IoThreads { get; private set; }
@@ -139,6 +157,52 @@ internal sealed class SampleArguments
                     break;
                 case "--stats":
                     result.Stats = true;
+                    break;
+                case "--unix-socket":
+                    if (i + 1 >= args.Length)
+                    {
+                        error = "--unix-socket needs a path.";
+                        return false;
+                    }
+
+                    result.UnixSocket = args[++i];
+                    break;
+                case "--proxy-protocol":
+                    result.ProxyProtocol = true;
+                    break;
+                case "--trusted-proxy":
+                    if (i + 1 >= args.Length || !System.Net.IPNetwork.TryParse(args[++i], out System.Net.IPNetwork network))
+                    {
+                        error = "--trusted-proxy needs a network, such as 127.0.0.0/8.";
+                        return false;
+                    }
+
+                    result.TrustedProxies.Add(network);
+                    break;
+                case "--reuseport":
+                    result.ReusePort = true;
+                    break;
+                case "--drain-delay" or "--shutdown-timeout" or "--drain-idle-timeout":
+                    string timeOption = args[i];
+                    if (i + 1 >= args.Length || !double.TryParse(args[++i], NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out double seconds))
+                    {
+                        error = $"{timeOption} needs a number of seconds.";
+                        return false;
+                    }
+
+                    if (timeOption == "--drain-delay")
+                    {
+                        result.DrainDelay = TimeSpan.FromSeconds(seconds);
+                    }
+                    else if (timeOption == "--drain-idle-timeout")
+                    {
+                        result.DrainIdleTimeout = TimeSpan.FromSeconds(seconds);
+                    }
+                    else
+                    {
+                        result.ShutdownTimeout = TimeSpan.FromSeconds(seconds);
+                    }
+
                     break;
                 case "--max-connections":
                     if (i + 1 >= args.Length || !int.TryParse(args[++i], NumberStyles.None, CultureInfo.InvariantCulture, out int max) || max < 1)

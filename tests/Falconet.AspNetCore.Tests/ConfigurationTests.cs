@@ -71,10 +71,12 @@ public sealed class ConfigurationTests : IDisposable
         { "Falconet:Endpoints:Secure:Certificate:Path", "/nonexistent/cert.pfx", "Falconet:Endpoints:Secure:Certificate: The certificate '/nonexistent/cert.pfx'" },
         { "Falconet:Endpoints:Secure:Sni:a.test:SslProtocols", "Tls13", "Falconet:Endpoints:Secure:Sni:a.test:SslProtocols: Falconet takes this setting per endpoint" },
         { "Falconet:Endpoints:Secure:Urll", "https://127.0.0.1:0", "Falconet:Endpoints:Secure:Urll: there is no such endpoint setting" },
-        { "Falconet:Endpoints:Plain:Url", "http://unix:/tmp/app.sock", "Unix domain sockets" },
+        { "Falconet:Endpoints:Plain:Url", "http://unix:app.sock", "Falconet:Endpoints:Plain:Url: 'http://unix:app.sock': write the Unix socket's absolute path" },
         { "Falconet:Endpoints:Plain:Url", "http://example.com:80", "names a host" },
         { "Falconet:Certificates:Development:Password", "x", "Falconet:Certificates:Development: there is no such certificate setting" },
         { "Falconet:Limits:Http2:MaxStreamsPerConnection", "10", "Falconet:Limits:Http2: there is no such Falconet option" },
+        { "Falconet:UnixSocketPermissions", "680", "Falconet:UnixSocketPermissions: '680' is not an octal file mode" },
+        { "Falconet:UnixSocketPermissions", "UserRead, Everyone", "Falconet:UnixSocketPermissions: 'UserRead, Everyone' is not a file mode" },
         { "Falconet:AddServerHeader", "false", "Falconet:AddServerHeader: there is no such Falconet option" },
     };
 

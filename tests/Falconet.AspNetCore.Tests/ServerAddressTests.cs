@@ -92,11 +92,15 @@ public sealed class ServerAddressTests
     [InlineData("http://127.0.0.1", "127.0.0.1:80")]
     [InlineData("https://127.0.0.1", "127.0.0.1:443")]
     [InlineData("127.0.0.1:83", "127.0.0.1:83")]
+    [InlineData("http://unix:/run/app/app.sock", "/run/app/app.sock")]
+    [InlineData("https://unix:/run/app/app.sock/", "/run/app/app.sock")]
     public void Addresses_turn_into_the_endpoints_Kestrel_would_bind(string address, params string[] expected)
         => ListenAddress.Parse(address).EndPoints.Select(e => e.ToString()).ShouldBe(expected);
 
     [Theory]
-    [InlineData("http://unix:/tmp/app.sock", "Unix domain sockets")]
+    [InlineData("http://unix:app.sock", "absolute path")]
+    [InlineData("http://unix:/tmp/app.sock:/base", "path base")]
+    [InlineData("http://pipe:/app", "named pipes")]
     [InlineData("http://example.com:80", "names a host")]
     [InlineData("http://localhost:5000/base", "path base")]
     [InlineData("ftp://localhost:21", "http:// and https://")]

@@ -53,6 +53,32 @@ internal sealed class ConnectionDeadline
         return false;
     }
 
+    /// <summary>
+    /// Brings a running deadline forward to <paramref name="deadline"/> when it is later (a stopping server shortening an idle
+    /// connection's keep-alive); false when it had expired, or no deadline runs.
+    /// </summary>
+    public bool TryBringForward(long deadline)
+    {
+        long current = Volatile.Read(ref _value);
+        while (current != Expired && current != None)
+        {
+            if (current <= deadline)
+            {
+                return true;
+            }
+
+            long seen = Interlocked.CompareExchange(ref _value, deadline, current);
+            if (seen == current)
+            {
+                return true;
+            }
+
+            current = seen;
+        }
+
+        return false;
+    }
+
     /// <summary>Expires the deadline when it has passed at <paramref name="now"/>; true only for the call that expired it.</summary>
     public bool TryExpireIfPassed(long now)
     {

@@ -32,9 +32,6 @@ internal sealed class HttpConnectionSettings
         ConnectionClosed = connectionClosed;
     }
 
-    /// <summary>Requests started on every connection of the server (incremented once per request).</summary>
-    public long RequestsStarted;
-
     public IHttpApplication Application { get; }
 
     public HttpLimits Limits { get; }
@@ -72,6 +69,12 @@ internal sealed class HttpConnectionSettings
     /// <summary>The server's option <see cref="MinResponseDataRate"/> was made from, as a request reads it back.</summary>
     public MinDataRate? MinResponseRate { get; init; }
 
+    /// <summary>
+    /// How long, in timestamp ticks, a connection idle when the server stops may stay open for a request its client may be
+    /// sending right then (answered with Connection: close); 0 closes idle connections at once.
+    /// </summary>
+    public long DrainIdleTimeout { get; init; }
+
     /// <summary><see cref="LingerTime"/> in timestamp ticks.</summary>
     public long LingerTimeout { get; }
 
@@ -95,7 +98,7 @@ internal sealed class HttpConnectionSettings
         return now > ConnectionDeadline.NeverPasses - timeout ? ConnectionDeadline.NeverPasses : now + timeout;
     }
 
-    private static long ToTimestampTicks(TimeSpan timeout, TimeProvider timeProvider)
+    internal static long ToTimestampTicks(TimeSpan timeout, TimeProvider timeProvider)
     {
         if (timeout == Timeout.InfiniteTimeSpan)
         {

@@ -15,6 +15,9 @@ public abstract class ResponseHeaderCollection : HeaderCollection
     {
     }
 
+    /// <summary>The bit set of the known headers present.</summary>
+    internal ulong KnownBits => _bits;
+
     /// <summary>
     /// Writes every header as "\r\nName: value": known headers by bit from precomputed name bytes, Content-Length as
     /// digits, then unknown headers; a header with several values is written once per value. The caller writes the
@@ -26,6 +29,22 @@ public abstract class ResponseHeaderCollection : HeaderCollection
     {
         // Checked and measured first, then written into one span: one GetSpan and one Advance for the whole head instead
         // of a pair per header (ResponseHeadWriteBenchmarks: 80 to 63 ns for the five headers of a minimal-API string result).
+        int known = MeasureKnown();
+        int length = known + MeasureRest();
+        if (length == 0)
+        {
+            return;
+        }
+
+        Span<byte> destination = writer.GetSpan(length);
+        int written = WriteKnown(destination, out _);
+        writer.Advance(written + WriteRest(destination[written..]));
+    }
+
+    /// <summary>The byte count of the known headers, once every value is known to be writable.</summary>
+    /// <exception cref="System.InvalidOperationException">As <see cref="CopyTo"/>.</exception>
+    internal int MeasureKnown()
+    {
         HeaderTable table = _table;
         int length = 0;
         for (ulong bits = _bits; bits != 0; bits &= bits - 1)
@@ -38,11 +57,74 @@ public abstract class ResponseHeaderCollection : HeaderCollection
             }
         }
 
-        if (_contentLength.HasValue)
+        return length;
+    }
+
+    /// <summary>
+    /// Writes the known headers measured by <see cref="MeasureKnown"/>; returns the byte count. <paramref name="singleValued"/>
+    /// says whether every one of them holds exactly one value.
+    /// </summary>
+    internal int WriteKnown(Span<byte> destination, out bool singleValued)
+    {
+        HeaderTable table = _table;
+        int written = 0;
+        singleValued = true;
+        for (ulong bits = _bits; bits != 0; bits &= bits - 1)
         {
-            length += HeaderText.MaxContentLengthLine;
+            int index = BitOperations.TrailingZeroCount(bits);
+            ReadOnlySpan<byte> prefix = table.GetPrefix(index);
+            StringValues values = _values[index];
+            singleValued &= values.Count == 1;
+            foreach (string? value in values)
+            {
+                written += HeaderText.WriteHeader(destination[written..], prefix, value);
+            }
         }
 
+        return written;
+    }
+
+    /// <summary>
+    /// True when the known headers are those of <paramref name="bits"/> and each holds one value, the string instance at its
+    /// place (in bit order) in <paramref name="values"/>: then they write the bytes they wrote when <see cref="GetKnownValues"/> ran.
+    /// </summary>
+    internal bool HasKnownValues(ulong bits, string?[] values)
+    {
+        if (_bits != bits)
+        {
+            return false;
+        }
+
+        int i = 0;
+        for (; bits != 0; bits &= bits - 1)
+        {
+            StringValues value = _values[BitOperations.TrailingZeroCount(bits)];
+            if (value.Count != 1 || (uint)i >= (uint)values.Length || !ReferenceEquals(value[0], values[i]))
+            {
+                return false;
+            }
+
+            i++;
+        }
+
+        return true;
+    }
+
+    /// <summary>Copies the value of each known header (each holds one) into <paramref name="values"/>, in bit order.</summary>
+    internal void GetKnownValues(string?[] values)
+    {
+        int i = 0;
+        for (ulong bits = _bits; bits != 0; bits &= bits - 1)
+        {
+            values[i++] = _values[BitOperations.TrailingZeroCount(bits)][0];
+        }
+    }
+
+    /// <summary>The most bytes of Content-Length and the unknown headers, once every one is known to be writable.</summary>
+    /// <exception cref="System.InvalidOperationException">As <see cref="CopyTo"/>.</exception>
+    internal int MeasureRest()
+    {
+        int length = _contentLength.HasValue ? HeaderText.MaxContentLengthLine : 0;
         if (_unknown is not null)
         {
             foreach (KeyValuePair<string, StringValues> pair in _unknown)
@@ -54,26 +136,16 @@ public abstract class ResponseHeaderCollection : HeaderCollection
             }
         }
 
-        if (length == 0)
-        {
-            return;
-        }
+        return length;
+    }
 
-        Span<byte> destination = writer.GetSpan(length);
+    /// <summary>Writes Content-Length and the unknown headers measured by <see cref="MeasureRest"/>; returns the byte count.</summary>
+    internal int WriteRest(Span<byte> destination)
+    {
         int written = 0;
-        for (ulong bits = _bits; bits != 0; bits &= bits - 1)
-        {
-            int index = BitOperations.TrailingZeroCount(bits);
-            ReadOnlySpan<byte> prefix = table.GetPrefix(index);
-            foreach (string? value in _values[index])
-            {
-                written += HeaderText.WriteHeader(destination[written..], prefix, value);
-            }
-        }
-
         if (_contentLength is long contentLength)
         {
-            written += HeaderText.WriteContentLength(destination[written..], contentLength);
+            written += HeaderText.WriteContentLength(destination, contentLength);
         }
 
         if (_unknown is not null)
@@ -87,6 +159,6 @@ public abstract class ResponseHeaderCollection : HeaderCollection
             }
         }
 
-        writer.Advance(written);
+        return written;
     }
 }

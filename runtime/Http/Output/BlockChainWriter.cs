@@ -70,7 +70,17 @@ internal sealed class BlockChainWriter : IBufferWriter<byte>, IDisposable
         return _oversize;
     }
 
-    public Span<byte> GetSpan(int sizeHint = 0) => GetMemory(sizeHint).Span;
+    public Span<byte> GetSpan(int sizeHint = 0)
+    {
+        if ((uint)(sizeHint - 1) < SlabMemoryPool.BlockSize)
+        {
+            // The common case without a Memory in between: the tail block's free space, or a new block's.
+            _oversizeHandedOut = false;
+            return _chain.GetWritableSpan(sizeHint);
+        }
+
+        return GetMemory(sizeHint).Span;
+    }
 
     /// <summary>Forgets memory handed out and not advanced, so that an Advance after a rollback cannot copy stale bytes from it.</summary>
     public void DiscardPendingMemory() => _oversizeHandedOut = false;
@@ -80,7 +90,7 @@ internal sealed class BlockChainWriter : IBufferWriter<byte>, IDisposable
     {
         while (!data.IsEmpty)
         {
-            Span<byte> target = _chain.GetWritableMemory(1).Span;
+            Span<byte> target = _chain.GetWritableSpan(1);
             int count = Math.Min(target.Length, data.Length);
             data[..count].CopyTo(target);
             _chain.Advance(count);

@@ -47,7 +47,7 @@ internal sealed unsafe partial class LibuvConnection
             CompleteReceive(0);
         }
 
-        if (reset && LibuvNative.TcpCloseReset(_handle, &OnClosed) == 0)
+        if (reset && !_isPipe && LibuvNative.TcpCloseReset(_handle, &OnClosed) == 0)
         {
             return;
         }

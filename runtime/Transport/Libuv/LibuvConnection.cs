@@ -64,6 +64,7 @@ internal sealed unsafe partial class LibuvConnection : TransportConnection, IThr
     private LibuvNative.Buffer* _buffers;
     private int _bufferCapacity;
 
+    private readonly bool _isPipe;
     private int _state;
     private int _posted;
 
@@ -81,10 +82,17 @@ internal sealed unsafe partial class LibuvConnection : TransportConnection, IThr
     private bool _shutdownPending;
     private bool _sendShutDown;
 
-    public LibuvConnection(LibuvLoop loop, void* handle, bool noDelay, IoScheduling scheduling)
+    /// <summary>Wraps an accepted handle on its loop: a TCP handle, or a pipe when <paramref name="unixEndPoint"/> (the listener's Unix domain socket endpoint) is set.</summary>
+    /// <param name="loop">The loop that owns the connection.</param>
+    /// <param name="handle">The accepted handle.</param>
+    /// <param name="noDelay">Whether to turn Nagle's algorithm off (TCP only).</param>
+    /// <param name="scheduling">Where the connection's code continues.</param>
+    /// <param name="unixEndPoint">The listener's Unix domain socket endpoint when <paramref name="handle"/> is a pipe; null for TCP.</param>
+    public LibuvConnection(LibuvLoop loop, void* handle, bool noDelay, IoScheduling scheduling, EndPoint? unixEndPoint = null)
     {
         _loop = loop;
         _handle = handle;
+        _isPipe = unixEndPoint is not null;
         _inline = scheduling == IoScheduling.IoThreads;
         if (!_inline)
         {
@@ -96,6 +104,15 @@ internal sealed unsafe partial class LibuvConnection : TransportConnection, IThr
         LibuvNative.SetData(handle, GCHandle.ToIntPtr(_self));
         _writeRequest = NativeMemory.AllocZeroed(LibuvNative.RequestSize(LibuvNative.RequestTypeWrite));
         LibuvNative.SetData(_writeRequest, GCHandle.ToIntPtr(_self));
+        if (_isPipe)
+        {
+            // A Unix domain socket: no Nagle to turn off, and a peer without an address.
+            LocalEndPoint = unixEndPoint;
+            Interlocked.Increment(ref loop.OpenConnections);
+            Interlocked.Increment(ref loop.AcceptedConnections);
+            return;
+        }
+
         if (noDelay)
         {
             LibuvNative.TcpNoDelay(handle, 1);

@@ -1,5 +1,6 @@
 using System;
 using System.Net;
+using System.Net.Sockets;
 using System.Runtime.InteropServices;
 using System.Threading;
 using System.Threading.Channels;
@@ -15,7 +16,8 @@ namespace Falconet.Transport.Libuv;
 /// </summary>
 /// <remarks>
 /// Accepted connections are made on their loop and queued for <see cref="AcceptAsync"/>; the server then schedules
-/// each back onto its loop, where it stays. A connection still queued when the listener is unbound is reset.
+/// each back onto its loop, where it stays. Connections still queued when the listener is unbound are handed out all the
+/// same; one never taken is reset when the listener is disposed.
 /// </remarks>
 internal sealed class LibuvConnectionListener : IConnectionListener
 {
@@ -41,24 +43,46 @@ internal sealed class LibuvConnectionListener : IConnectionListener
 
     internal bool IsUnbound => Volatile.Read(ref _unbound) != 0;
 
-    /// <summary>Opens the listening sockets, each on its loop's thread; port 0 is resolved by the first and reused by the others.</summary>
-    public async Task BindAsync(IPEndPoint endpoint)
+    /// <summary>
+    /// Opens the listening sockets, each on its loop's thread: for an <see cref="IPEndPoint"/> one socket per loop with
+    /// SO_REUSEPORT (port 0 is resolved by the first and reused by the others); for a Unix domain socket or an adopted socket,
+    /// one handle per loop over a duplicate of the one descriptor, all accepting from its one queue.
+    /// </summary>
+    public async Task BindAsync(EndPoint endpoint)
     {
         LibuvLoop[] loops = _factory.Loops;
         int count = _factory.Options.Distribution == LibuvDistribution.ReusePort ? loops.Length : 1;
-        bool reusePort = _factory.Options.Distribution == LibuvDistribution.ReusePort && loops.Length > 1;
+        bool reusePort = _factory.Options.ReusePort || (_factory.Options.Distribution == LibuvDistribution.ReusePort && loops.Length > 1);
         var sockets = new LibuvListenSocket[count];
+        int descriptor = -1;
         try
         {
-            IPEndPoint bound = endpoint;
-            for (int i = 0; i < count; i++)
+            if (endpoint is IPEndPoint ip)
             {
-                var socket = new LibuvListenSocket(this, loops[i]);
-                bound = await socket.OpenAsync(bound, reusePort, _factory.Options.Backlog).ConfigureAwait(false);
-                sockets[i] = socket;
+                IPEndPoint bound = ip;
+                for (int i = 0; i < count; i++)
+                {
+                    var socket = new LibuvListenSocket(this, loops[i]);
+                    sockets[i] = socket;
+                    bound = await socket.OpenAsync(bound, reusePort, _factory.Options.Backlog).ConfigureAwait(false);
+                }
+
+                EndPoint = bound;
+            }
+            else
+            {
+                descriptor = ListenSockets.Open(endpoint, _factory.Options.Backlog, out EndPoint local);
+                bool pipe = local is UnixDomainSocketEndPoint;
+                for (int i = 0; i < count; i++)
+                {
+                    var socket = new LibuvListenSocket(this, loops[i]);
+                    sockets[i] = socket;
+                    await socket.OpenDescriptorAsync(ListenSockets.Duplicate(descriptor), pipe ? local : null, _factory.Options.Backlog).ConfigureAwait(false);
+                }
+
+                EndPoint = local;
             }
 
-            EndPoint = bound;
             _sockets = sockets;
         }
         catch
@@ -72,6 +96,11 @@ internal sealed class LibuvConnectionListener : IConnectionListener
             }
 
             throw;
+        }
+        finally
+        {
+            // Every loop holds its own duplicate.
+            ListenSockets.CloseDescriptor(descriptor);
         }
     }
 
@@ -87,6 +116,10 @@ internal sealed class LibuvConnectionListener : IConnectionListener
         }
     }
 
+    /// <summary>
+    /// Closes the listening handles; connections the loops accepted before are still handed out by <see cref="AcceptAsync"/>
+    /// (their clients connected and may have sent a request), then it returns null.
+    /// </summary>
     public async ValueTask UnbindAsync()
     {
         if (Interlocked.Exchange(ref _unbound, 1) != 0)
@@ -100,16 +133,19 @@ internal sealed class LibuvConnectionListener : IConnectionListener
         }
 
         _accepted.Writer.TryComplete();
+    }
 
-        // Accepted but never handed out: nobody else will close them.
+    public async ValueTask DisposeAsync()
+    {
+        await UnbindAsync().ConfigureAwait(false);
+
+        // Accepted but never taken: nobody else will close them.
         while (_accepted.Reader.TryRead(out LibuvConnection? connection))
         {
             connection.Abort();
             await connection.DisposeAsync().ConfigureAwait(false);
         }
     }
-
-    public ValueTask DisposeAsync() => UnbindAsync();
 
     /// <summary>The loop the next connection goes to (<see cref="LibuvDistribution.Handoff"/>).</summary>
     internal LibuvLoop NextLoop()
@@ -158,6 +194,9 @@ internal sealed unsafe class LibuvListenSocket
     private int _reserve = -1;
     private bool _shedding;
     private bool _acceptFailing;
+
+    // The listener's Unix domain socket endpoint when this handle is a pipe (its connections are pipes too); null for TCP.
+    private EndPoint? _unixEndPoint;
 
     public LibuvListenSocket(LibuvConnectionListener listener, LibuvLoop loop)
     {
@@ -220,6 +259,65 @@ internal sealed unsafe class LibuvListenSocket
             int length = 128;
             LibuvNative.Check(LibuvNative.TcpGetSockName(_handle, bound, &length), "uv_tcp_getsockname");
             return LibuvNative.ReadSocketAddress(new ReadOnlySpan<byte>(bound, length)) ?? endpoint;
+        }
+        catch
+        {
+            CloseOnLoop();
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// Listens, on the loop thread, on <paramref name="fd"/>: a duplicate of a listening socket this handle now owns (a pipe
+    /// handle when <paramref name="unixEndPoint"/> is set, else TCP).
+    /// </summary>
+    public Task OpenDescriptorAsync(int fd, EndPoint? unixEndPoint, int backlog)
+    {
+        var opened = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        _loop.Post(new LoopAction(() =>
+        {
+            try
+            {
+                OpenDescriptorOnLoop(fd, unixEndPoint, backlog);
+                opened.SetResult();
+            }
+            catch (Exception exception)
+            {
+                opened.SetException(exception);
+            }
+        }));
+        return opened.Task;
+    }
+
+    private void OpenDescriptorOnLoop(int fd, EndPoint? unixEndPoint, int backlog)
+    {
+        _unixEndPoint = unixEndPoint;
+        bool pipe = unixEndPoint is not null;
+        _handle = NativeMemory.AllocZeroed(LibuvNative.HandleSize(pipe ? LibuvNative.HandleTypeNamedPipe : LibuvNative.HandleTypeTcp));
+        int init = pipe ? LibuvNative.PipeInit(_loop.Handle, _handle, 0) : LibuvNative.TcpInit(_loop.Handle, _handle);
+        if (init < 0)
+        {
+            NativeMemory.Free(_handle);
+            _handle = null;
+            LibuvNative.CloseDescriptor(fd);
+            throw new LibuvException(pipe ? "uv_pipe_init" : "uv_tcp_init", init);
+        }
+
+        _self = GCHandle.Alloc(this);
+        LibuvNative.SetData(_handle, GCHandle.ToIntPtr(_self));
+        int open = pipe ? LibuvNative.PipeOpen(_handle, fd) : LibuvNative.TcpOpen(_handle, fd);
+        if (open < 0)
+        {
+            LibuvNative.CloseDescriptor(fd);
+            CloseOnLoop();
+            throw new LibuvException(pipe ? "uv_pipe_open" : "uv_tcp_open", open);
+        }
+
+        try
+        {
+            // listen() again on a listening socket only sets the backlog.
+            LibuvNative.Check(LibuvNative.Listen(_handle, backlog, &OnConnection), "uv_listen");
+            TakeReserve();
         }
         catch
         {
@@ -314,8 +412,9 @@ internal sealed unsafe class LibuvListenSocket
             return;
         }
 
-        void* client = NativeMemory.AllocZeroed(LibuvNative.HandleSize(LibuvNative.HandleTypeTcp));
-        int result = LibuvNative.TcpInit(_loop.Handle, client);
+        bool pipe = _unixEndPoint is not null;
+        void* client = NativeMemory.AllocZeroed(LibuvNative.HandleSize(pipe ? LibuvNative.HandleTypeNamedPipe : LibuvNative.HandleTypeTcp));
+        int result = pipe ? LibuvNative.PipeInit(_loop.Handle, client, 0) : LibuvNative.TcpInit(_loop.Handle, client);
         if (result < 0)
         {
             NativeMemory.Free(client);
@@ -336,7 +435,7 @@ internal sealed unsafe class LibuvListenSocket
         {
             // Reset before anything is made for it: closing frees the descriptor at once.
             LibuvNative.SetData(client, 0);
-            if (LibuvNative.TcpCloseReset(client, &LibuvConnection.OnOrphanClosed) != 0)
+            if (pipe || LibuvNative.TcpCloseReset(client, &LibuvConnection.OnOrphanClosed) != 0)
             {
                 LibuvNative.Close(client, &LibuvConnection.OnOrphanClosed);
             }
@@ -364,7 +463,7 @@ internal sealed unsafe class LibuvListenSocket
 
         if (owner == _loop)
         {
-            _listener.OnAccepted(new LibuvConnection(_loop, client, _listener.NoDelay, _listener.Scheduling));
+            _listener.OnAccepted(new LibuvConnection(_loop, client, _listener.NoDelay, _listener.Scheduling, _unixEndPoint));
             return;
         }
 
@@ -379,7 +478,7 @@ internal sealed unsafe class LibuvListenSocket
             return;
         }
 
-        owner.Post(new HandoffWorkItem(_listener, owner, duplicate));
+        owner.Post(new HandoffWorkItem(_listener, owner, duplicate, _unixEndPoint));
     }
 
     /// <summary>Keeps a spare descriptor (a duplicate of the listening socket's) to free when accepting runs out of them.</summary>
@@ -393,7 +492,7 @@ internal sealed unsafe class LibuvListenSocket
     }
 
     /// <summary>Opens a handed-off descriptor as a connection of its new loop.</summary>
-    private sealed class HandoffWorkItem(LibuvConnectionListener listener, LibuvLoop loop, int fd) : IThreadPoolWorkItem
+    private sealed class HandoffWorkItem(LibuvConnectionListener listener, LibuvLoop loop, int fd, EndPoint? unixEndPoint) : IThreadPoolWorkItem
     {
         public void Execute()
         {
@@ -404,8 +503,9 @@ internal sealed unsafe class LibuvListenSocket
                 return;
             }
 
-            void* client = NativeMemory.AllocZeroed(LibuvNative.HandleSize(LibuvNative.HandleTypeTcp));
-            int result = LibuvNative.TcpInit(loop.Handle, client);
+            bool pipe = unixEndPoint is not null;
+            void* client = NativeMemory.AllocZeroed(LibuvNative.HandleSize(pipe ? LibuvNative.HandleTypeNamedPipe : LibuvNative.HandleTypeTcp));
+            int result = pipe ? LibuvNative.PipeInit(loop.Handle, client, 0) : LibuvNative.TcpInit(loop.Handle, client);
             if (result < 0)
             {
                 NativeMemory.Free(client);
@@ -414,7 +514,7 @@ internal sealed unsafe class LibuvListenSocket
                 return;
             }
 
-            result = LibuvNative.TcpOpen(client, fd);
+            result = pipe ? LibuvNative.PipeOpen(client, fd) : LibuvNative.TcpOpen(client, fd);
             if (result < 0)
             {
                 LibuvNative.CloseDescriptor(fd);
@@ -424,7 +524,7 @@ internal sealed unsafe class LibuvListenSocket
                 return;
             }
 
-            listener.OnAccepted(new LibuvConnection(loop, client, listener.NoDelay, listener.Scheduling));
+            listener.OnAccepted(new LibuvConnection(loop, client, listener.NoDelay, listener.Scheduling, unixEndPoint));
         }
     }
 }

@@ -24,6 +24,7 @@ internal static unsafe partial class LibuvNative
 
     public const int HandleTypeAsync = 1;
     public const int HandleTypeTcp = 12;
+    public const int HandleTypeNamedPipe = 7;
     public const int RequestTypeWrite = 3;
 
     public const int RunDefault = 0;
@@ -116,6 +117,12 @@ internal static unsafe partial class LibuvNative
 
     [LibraryImport(Lib, EntryPoint = "uv_tcp_open")]
     public static partial int TcpOpen(void* tcp, nint socket);
+
+    [LibraryImport(Lib, EntryPoint = "uv_pipe_init")]
+    public static partial int PipeInit(void* loop, void* pipe, int ipc);
+
+    [LibraryImport(Lib, EntryPoint = "uv_pipe_open")]
+    public static partial int PipeOpen(void* pipe, int fd);
 
     [LibraryImport(Lib, EntryPoint = "uv_fileno")]
     public static partial int FileNo(void* handle, nint* fd);

@@ -137,19 +137,23 @@ public sealed class LibuvTransportFactory : ITransportFactory, IAsyncDisposable,
 
     private static bool CanLoad(string libraryName) => NativeLibrary.TryLoad(libraryName, typeof(LibuvTransportFactory).Assembly, null, out _);
 
-    /// <summary>Binds a TCP listener to an <see cref="IPEndPoint"/> on every loop (port 0 picks a free port; IPv6Any also accepts IPv4).</summary>
+    /// <summary>
+    /// Listens on <paramref name="endpoint"/> on every loop: an <see cref="IPEndPoint"/> (port 0 picks a free port; IPv6Any
+    /// also accepts IPv4), a <see cref="System.Net.Sockets.UnixDomainSocketEndPoint"/> (uv_pipe handles), or a
+    /// <see cref="ListenSocketEndPoint"/>, a socket already listening, adopted as it is.
+    /// </summary>
     public async ValueTask<IConnectionListener> BindAsync(EndPoint endpoint, CancellationToken ct = default)
     {
         ArgumentNullException.ThrowIfNull(endpoint);
         ct.ThrowIfCancellationRequested();
         ObjectDisposedException.ThrowIf(_disposed, this);
-        if (endpoint is not IPEndPoint ip)
+        if (endpoint is not (IPEndPoint or System.Net.Sockets.UnixDomainSocketEndPoint or ListenSocketEndPoint))
         {
-            throw new NotSupportedException($"The libuv transport binds IP endpoints, not {endpoint.GetType().Name}.");
+            throw new NotSupportedException($"The libuv transport listens on IP and Unix domain socket endpoints or adopts a listening socket, not {endpoint.GetType().Name}.");
         }
 
-        var listener = new LibuvConnectionListener(this, ip);
-        await listener.BindAsync(ip).ConfigureAwait(false);
+        var listener = new LibuvConnectionListener(this, endpoint);
+        await listener.BindAsync(endpoint).ConfigureAwait(false);
         return listener;
     }
 

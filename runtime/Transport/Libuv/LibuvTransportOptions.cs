@@ -19,6 +19,13 @@ public sealed class LibuvTransportOptions
     /// <summary>How accepted connections are spread over the loops (default <see cref="LibuvDistribution.ReusePort"/>; see docs/runtime-io.md for the measurement).</summary>
     public LibuvDistribution Distribution { get; set; } = LibuvDistribution.ReusePort;
 
+    /// <summary>
+    /// Binds IP listeners with SO_REUSEPORT even with one loop (default false), so that several processes listen on one port
+    /// and the kernel spreads new connections over all their sockets (with <see cref="LibuvDistribution.ReusePort"/> and more
+    /// than one loop, every listener has it already). See docs/deployment.md.
+    /// </summary>
+    public bool ReusePort { get; set; }
+
     /// <summary>The listen backlog of each listening socket.</summary>
     public int Backlog { get; set; } = 512;
 

@@ -62,7 +62,12 @@ public sealed class SocketTransportFactory : ITransportFactory, IAsyncDisposable
     /// <summary>Every pool of the transport, for diagnostics (for example waiting until every block is back).</summary>
     public IReadOnlyList<SlabMemoryPool> Pools => _pools;
 
-    /// <summary>Binds a TCP listener to an <see cref="IPEndPoint"/> (port 0 picks a free port; IPv6Any also accepts IPv4).</summary>
+    /// <summary>
+    /// Listens on <paramref name="endpoint"/>: an <see cref="IPEndPoint"/> (port 0 picks a free port; IPv6Any also accepts
+    /// IPv4; with <see cref="SocketTransportOptions.ReusePort"/> bound with SO_REUSEPORT), a
+    /// <see cref="UnixDomainSocketEndPoint"/> (the path must not exist: the server removes a stale socket file first), or a
+    /// <see cref="ListenSocketEndPoint"/>, a socket already listening, adopted as it is.
+    /// </summary>
     public ValueTask<IConnectionListener> BindAsync(EndPoint endpoint, CancellationToken ct = default)
     {
         ArgumentNullException.ThrowIfNull(endpoint);
@@ -70,7 +75,15 @@ public sealed class SocketTransportFactory : ITransportFactory, IAsyncDisposable
         ObjectDisposedException.ThrowIf(_disposed, this);
         if (endpoint is not IPEndPoint ip)
         {
-            throw new NotSupportedException($"The sockets transport binds IP endpoints, not {endpoint.GetType().Name}.");
+            if (endpoint is not (UnixDomainSocketEndPoint or ListenSocketEndPoint))
+            {
+                throw new NotSupportedException($"The sockets transport listens on IP and Unix domain socket endpoints or adopts a listening socket, not {endpoint.GetType().Name}.");
+            }
+
+            // Bound outside System.Net.Sockets, which would delete a Unix socket's file when it closes it: the server
+            // decides about the file (docs/deployment.md).
+            int fd = ListenSockets.Open(endpoint, Options.Backlog, out _);
+            return new ValueTask<IConnectionListener>(new SocketConnectionListener(this, new Socket(new SafeSocketHandle(fd, ownsHandle: true))));
         }
 
         var socket = new Socket(ip.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
@@ -79,6 +92,11 @@ public sealed class SocketTransportFactory : ITransportFactory, IAsyncDisposable
             if (ip.Address.Equals(IPAddress.IPv6Any))
             {
                 socket.DualMode = true;
+            }
+
+            if (Options.ReusePort)
+            {
+                ListenSockets.SetReusePort(socket.Handle);
             }
 
             socket.Bind(ip);
@@ -95,7 +113,7 @@ public sealed class SocketTransportFactory : ITransportFactory, IAsyncDisposable
 
     internal TransportConnection CreateConnection(Socket accepted)
     {
-        if (Options.NoDelay)
+        if (Options.NoDelay && accepted.AddressFamily != AddressFamily.Unix)
         {
             accepted.NoDelay = true;
         }

@@ -20,6 +20,12 @@ public sealed class SocketTransportOptions
     /// <summary>Sets TCP_NODELAY on accepted connections (default true): responses leave without Nagle's delay.</summary>
     public bool NoDelay { get; set; } = true;
 
+    /// <summary>
+    /// Binds IP listeners with SO_REUSEPORT (default false), so that several processes listen on one port and the kernel
+    /// spreads new connections over them (docs/deployment.md says how, and what happens to a closing listener's queue).
+    /// </summary>
+    public bool ReusePort { get; set; }
+
     /// <summary>Creates the lane pools with leak tracking (renting stacks captured); for tests.</summary>
     public bool TrackLeaks { get; set; }
 }

@@ -7,8 +7,12 @@ namespace Falconet.Server;
 /// <summary>An endpoint that serves HTTPS: the address to listen on and the TLS settings of its connections.</summary>
 public sealed class HttpsEndpoint
 {
-    /// <summary>Listens on <paramref name="endPoint"/> with <paramref name="tls"/>.</summary>
-    public HttpsEndpoint(IPEndPoint endPoint, TlsServerOptions tls)
+    /// <summary>
+    /// Listens on <paramref name="endPoint"/> with <paramref name="tls"/>: an <see cref="IPEndPoint"/>, a Unix domain socket, an
+    /// adopted listening socket (<see cref="Transport.ListenSocketEndPoint"/>), or a <see cref="ProxyProtocolEndPoint"/> around
+    /// one of those (the PROXY header comes before the handshake).
+    /// </summary>
+    public HttpsEndpoint(EndPoint endPoint, TlsServerOptions tls)
     {
         ArgumentNullException.ThrowIfNull(endPoint);
         ArgumentNullException.ThrowIfNull(tls);
@@ -17,13 +21,13 @@ public sealed class HttpsEndpoint
     }
 
     /// <summary>Listens on <paramref name="endPoint"/> with one server certificate (it must carry its private key) and default TLS settings.</summary>
-    public HttpsEndpoint(IPEndPoint endPoint, X509Certificate2 certificate)
+    public HttpsEndpoint(EndPoint endPoint, X509Certificate2 certificate)
         : this(endPoint, new TlsServerOptions { ServerCertificate = certificate ?? throw new ArgumentNullException(nameof(certificate)) })
     {
     }
 
     /// <summary>The address to listen on (port 0 picks a free port; see <see cref="FalconetServer.BoundHttpsEndpoints"/>).</summary>
-    public IPEndPoint EndPoint { get; }
+    public EndPoint EndPoint { get; }
 
     /// <summary>The TLS settings of the endpoint's connections.</summary>
     public TlsServerOptions Tls { get; }

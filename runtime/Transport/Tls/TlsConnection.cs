@@ -98,6 +98,8 @@ internal sealed partial class TlsConnection : TransportConnection, IValueTaskSou
 
     public override SlabMemoryPool Pool => _inner.Pool;
 
+    public override Proxy.ProxyProtocolInfo? ProxyInfo => _inner.ProxyInfo;
+
     public override bool IsOnIoThread => _inner.IsOnIoThread;
 
     public override bool CompletesOnThreadPool => _inner.CompletesOnThreadPool;

@@ -18,75 +18,27 @@ namespace Falconet.Transport.Tls;
 /// When it passes, receiving stops, the pending read wakes with the end of the stream and the handshake fails; the
 /// connection then closes with a FIN, not a reset.
 /// </remarks>
-internal sealed class TlsHandshake : IThreadPoolWorkItem
+internal sealed class TlsHandshake : ConnectionPreparation
 {
-    private const int Running = 0;
-    private const int TimedOut = 1;
-    private const int Stopped = 2;
-
     private static readonly byte[] s_unrecognizedNameAlert = [21, 3, 3, 0, 2, 2, 112];
 
     private readonly TlsConnectionListener _owner;
     private readonly TlsServerSettings _settings;
     private readonly TlsConnection _connection;
-    private readonly long _started;
-    private int _state;
     private bool _unknownServerName;
 
     public TlsHandshake(TlsConnectionListener owner, TransportConnection accepted, TlsServerSettings settings, long now)
+        : base(now, settings.HandshakeTimeout)
     {
         _owner = owner;
         _settings = settings;
         _connection = new TlsConnection(accepted);
-        _started = now;
-        Deadline = now > long.MaxValue - settings.HandshakeTimeout ? long.MaxValue : now + settings.HandshakeTimeout;
     }
-
-    /// <summary>When the handshake must be complete (timestamp ticks of the server's clock).</summary>
-    public long Deadline { get; }
-
-    /// <summary>True once the deadline passed (the handshake fails as "timeout", even if it was about to complete).</summary>
-    public bool IsTimedOut => Volatile.Read(ref _state) == TimedOut;
 
     /// <summary>The TLS connection (its handshake complete once handed out).</summary>
-    public TlsConnection Connection => _connection;
+    public override TransportConnection Connection => _connection;
 
-    /// <summary>Set by the listener, under its lock, when the completed handshake was queued to be handed out.</summary>
-    public bool IsHandedOut { get; set; }
-
-    void IThreadPoolWorkItem.Execute() => _ = RunAsync();
-
-    /// <summary>The heartbeat found the deadline passed: stop receiving, so the handshake ends at once.</summary>
-    public void Expire()
-    {
-        if (Interlocked.CompareExchange(ref _state, TimedOut, Running) == Running)
-        {
-            _connection.StopReceiving();
-        }
-    }
-
-    /// <summary>The server stops: end the handshake the same way.</summary>
-    public void Stop()
-    {
-        Interlocked.CompareExchange(ref _state, Stopped, Running);
-        _connection.StopReceiving();
-    }
-
-    /// <summary>The listener is unbound: a running handshake stops, a completed one not handed out yet closes.</summary>
-    public void StopOrClose()
-    {
-        if (IsHandedOut)
-        {
-            _ = FailAsync("server_stopping", failure: null);
-        }
-        else
-        {
-            Stop();
-        }
-    }
-
-    /// <summary>Closes at once (a handshake that did not end after <see cref="Stop"/>).</summary>
-    public void Abort() => _connection.Abort();
+    protected override void CloseUnclaimed() => _ = FailAsync("server_stopping", failure: null);
 
     /// <summary>Picks the options for the ClientHello's SNI host name (called by SslStream during the handshake).</summary>
     public SslServerAuthenticationOptions SelectOptions(string? hostName)
@@ -101,7 +53,7 @@ internal sealed class TlsHandshake : IThreadPoolWorkItem
         return options;
     }
 
-    private async Task RunAsync()
+    protected override async Task RunAsync()
     {
         Exception? failure = null;
         try
@@ -116,7 +68,7 @@ internal sealed class TlsHandshake : IThreadPoolWorkItem
         string reason;
         if (failure is null)
         {
-            TimeSpan elapsed = _owner.Clock.GetElapsedTime(_started);
+            TimeSpan elapsed = _owner.Clock.GetElapsedTime(Started);
             ServerMetrics.RecordTlsHandshake(elapsed.TotalSeconds, VersionTag(_connection.TlsInfo!.Protocol));
             TlsLog.HandshakeCompleted(_owner.Logger, _connection.RemoteEndPoint, _connection.TlsInfo.Protocol, elapsed.TotalMilliseconds);
             if (_owner.TryHandOut(this))
@@ -191,13 +143,12 @@ internal sealed class TlsHandshake : IThreadPoolWorkItem
 
     private string Classify(Exception failure)
     {
-        int state = Volatile.Read(ref _state);
-        if (state == TimedOut)
+        if (IsTimedOut)
         {
             return "timeout";
         }
 
-        if (state == Stopped)
+        if (IsStopped)
         {
             return "server_stopping";
         }

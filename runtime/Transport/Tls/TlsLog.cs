@@ -14,8 +14,8 @@ internal static partial class TlsLog
     [LoggerMessage(EventId = 401, Level = LogLevel.Trace, Message = "TLS handshake with {RemoteEndPoint} completed: {Protocol} in {Milliseconds} ms")]
     public static partial void HandshakeCompleted(ILogger logger, EndPoint? remoteEndPoint, SslProtocols protocol, double milliseconds);
 
-    [LoggerMessage(EventId = 402, Level = LogLevel.Information, Message = "Listening on {EndPoint} (HTTPS)")]
-    public static partial void ListeningHttps(ILogger logger, EndPoint endPoint);
+    [LoggerMessage(EventId = 402, Level = LogLevel.Information, Message = "Listening on {EndPoint} (HTTPS){Details}")]
+    public static partial void ListeningHttps(ILogger logger, EndPoint endPoint, string details);
 
     [LoggerMessage(EventId = 403, Level = LogLevel.Warning, Message = "Stopped while {Count} TLS handshakes were still running; their connections were aborted")]
     public static partial void HandshakesAborted(ILogger logger, int count);

@@ -22,10 +22,10 @@ internal sealed class TlsTransportFactory : ITransportFactory
 {
     private readonly ITransportFactory _inner;
     private readonly TlsServerSettings _settings;
-    private readonly TlsListenerContext _context;
+    private readonly ListenerContext _context;
 
     /// <exception cref="System.InvalidOperationException">The options cannot be honoured (no certificate, a certificate without its private key).</exception>
-    public TlsTransportFactory(ITransportFactory inner, TlsServerOptions options, TlsListenerContext context)
+    public TlsTransportFactory(ITransportFactory inner, TlsServerOptions options, ListenerContext context)
     {
         _inner = inner;
         _settings = new TlsServerSettings(options, context.Clock);

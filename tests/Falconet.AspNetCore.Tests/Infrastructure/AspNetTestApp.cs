@@ -1,7 +1,10 @@
 using System;
 using System.Linq;
 using System.Net;
+using System.IO;
 using System.Net.Http;
+using System.Net.Sockets;
+using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
 using Falconet.Server;
@@ -35,14 +38,25 @@ internal sealed class AspNetTestApp : IAsyncDisposable
         Kind = kind;
         WebServer = app.Services.GetRequiredService<IServer>();
         string address = WebServer.Features.Get<IServerAddressesFeature>()!.Addresses.First();
-        BaseAddress = new Uri(address + "/");
-        EndPoint = new IPEndPoint(IPAddress.Parse(BaseAddress.Host.Trim('[', ']')), BaseAddress.Port);
-        Http = new HttpClient(new SocketsHttpHandler
+        var handler = new SocketsHttpHandler { SslOptions = TestCertificates.ClientOptions() };
+        int unix = address.IndexOf("://unix:", StringComparison.Ordinal);
+        if (unix >= 0)
         {
-            SslOptions = TestCertificates.ClientOptions(),
-        })
-        { BaseAddress = BaseAddress, Timeout = TestTimeouts.Operation };
+            // A Unix domain socket: the client connects to the socket's file whatever host the URL names.
+            UnixSocketPath = address[(unix + "://unix:".Length)..];
+            BaseAddress = new Uri(address[..unix] + "://localhost/");
+            handler.ConnectCallback = ConnectUnixAsync;
+        }
+        else
+        {
+            BaseAddress = new Uri(address + "/");
+            _endPoint = new IPEndPoint(IPAddress.Parse(BaseAddress.Host.Trim('[', ']')), BaseAddress.Port);
+        }
+
+        Http = new HttpClient(handler) { BaseAddress = BaseAddress, Timeout = TestTimeouts.Operation };
     }
+
+    private readonly IPEndPoint? _endPoint;
 
     public WebApplication App { get; }
 
@@ -58,7 +72,30 @@ internal sealed class AspNetTestApp : IAsyncDisposable
     /// <summary>The first address the server reports (http or https).</summary>
     public Uri BaseAddress { get; }
 
-    public IPEndPoint EndPoint { get; }
+    /// <summary>The TCP endpoint of <see cref="BaseAddress"/>.</summary>
+    public IPEndPoint EndPoint => _endPoint ?? throw new InvalidOperationException("The first address is a Unix domain socket: " + UnixSocketPath);
+
+    /// <summary>The path of the Unix domain socket when the first address is one ("http://unix:/path"); <see cref="Http"/> connects to it.</summary>
+    public string? UnixSocketPath { get; }
+
+    /// <summary>A connection to the Unix domain socket at <paramref name="path"/>, for <see cref="SocketsHttpHandler.ConnectCallback"/>.</summary>
+    public static async ValueTask<Stream> ConnectUnixAsync(string path, CancellationToken cancellationToken)
+    {
+        var socket = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
+        try
+        {
+            await socket.ConnectAsync(new UnixDomainSocketEndPoint(path), cancellationToken);
+            return new NetworkStream(socket, ownsSocket: true);
+        }
+        catch
+        {
+            socket.Dispose();
+            throw;
+        }
+    }
+
+    private ValueTask<Stream> ConnectUnixAsync(SocketsHttpConnectionContext context, CancellationToken cancellationToken)
+        => ConnectUnixAsync(UnixSocketPath!, cancellationToken);
 
     /// <summary>A client of <see cref="BaseAddress"/> that trusts the test certificate.</summary>
     public HttpClient Http { get; }

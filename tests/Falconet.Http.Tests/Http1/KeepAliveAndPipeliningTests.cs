@@ -106,6 +106,39 @@ public class KeepAliveAndPipeliningTests : ServerTests
         (await client.IsClosedByServerAsync()).ShouldBeTrue();
     }
 
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData("HTTP/1.1", "close", false)]
+    [InlineData("HTTP/1.1", "Close", false)]
+    [InlineData("HTTP/1.1", "keep-alive, close", false)]
+    [InlineData("HTTP/1.1", "keep-alive", true)]
+    [InlineData("HTTP/1.1", "Upgrade", true)]
+    [InlineData("HTTP/1.1", null, true)]
+    [InlineData("HTTP/1.0", "keep-alive", true)]
+    [InlineData("HTTP/1.0", "Keep-Alive", true)]
+    [InlineData("HTTP/1.0", " keep-alive ,x", true)]
+    [InlineData("HTTP/1.0", "close", false)]
+    [InlineData("HTTP/1.0", null, false)]
+    public async Task Connection_header_decides_whether_the_connection_stays_open(string version, string? connection, bool stays)
+    {
+        // Known values arrive as the header set's shared instances and are decided without a scan; the others are scanned.
+        await using TestServer host = await StartServerAsync(EchoPath);
+        using RawClient client = host.Connect();
+        string request = $"GET /first {version}\r\nHost: test\r\n" + (connection is null ? string.Empty : $"Connection: {connection}\r\n") + "\r\n";
+        await client.SendAsync(request + request.Replace("/first", "/second", StringComparison.Ordinal));
+
+        RawResponse first = await client.ReadResponseAsync();
+        first.BodyText.ShouldStartWith("/first");
+        if (stays)
+        {
+            (await client.ReadResponseAsync()).BodyText.ShouldStartWith("/second");
+        }
+        else
+        {
+            first.Header("Connection").ShouldBe("close");
+            (await client.IsClosedByServerAsync()).ShouldBeTrue();
+        }
+    }
+
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Connection_close_set_by_the_application_closes_after_the_response()
     {

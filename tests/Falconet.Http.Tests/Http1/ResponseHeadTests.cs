@@ -1,7 +1,11 @@
 using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Text;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
 using Falconet.Server;
+using Microsoft.Extensions.Primitives;
 using Shouldly;
 
 namespace Falconet.Http.Tests.Http1;
@@ -78,6 +82,92 @@ public class ResponseHeadTests : ServerTests
         RawResponse after = await client.ReadResponseAsync();
         after.StatusLine.ShouldBe("HTTP/1.1 200 OK");
         after.BodyText.ShouldBe("ok");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Head_copied_from_the_previous_response_follows_every_change_of_status_and_header_values()
+    {
+        // The connection copies the bytes of the previous head when status and value instances are the same; every other
+        // change must be written afresh. The array behind a StringValues may change between responses: it is the same
+        // instance, its element is not.
+        string?[] shared = ["first"];
+        var sharedValues = new StringValues(shared);
+        var staticType = new StringValues("text/plain");
+        await using TestServer host = await StartServerAsync(context =>
+        {
+            HttpResponse response = context.Response;
+            switch (context.Request.Path)
+            {
+                case "/same":
+                    response.Headers.ContentType = staticType;
+                    break;
+                case "/status":
+                    response.StatusCode = 202;
+                    response.Headers.ContentType = staticType;
+                    break;
+                case "/equal-text":
+                    response.Headers.ContentType = new string("text/plain".AsSpan());
+                    break;
+                case "/other-text":
+                    response.Headers.ContentType = "text/html";
+                    break;
+                case "/array-first":
+                    shared[0] = "first";
+                    response.Headers.CacheControl = sharedValues;
+                    break;
+                case "/array-second":
+                    shared[0] = "second";
+                    response.Headers.CacheControl = sharedValues;
+                    break;
+                case "/two-values":
+                    response.Headers.CacheControl = new StringValues(["a", "b"]);
+                    break;
+                case "/unknown":
+                    response.Headers.ContentType = staticType;
+                    response.Headers["X-Extra"] = "1";
+                    break;
+            }
+
+            response.Write("x"u8);
+            return default;
+        });
+        (string Path, string Status, string[] Lines)[] expected =
+        [
+            ("/same", "HTTP/1.1 200 OK", ["Content-Type: text/plain"]),
+            ("/same", "HTTP/1.1 200 OK", ["Content-Type: text/plain"]),
+            ("/status", "HTTP/1.1 202 Accepted", ["Content-Type: text/plain"]),
+            ("/same", "HTTP/1.1 200 OK", ["Content-Type: text/plain"]),
+            ("/equal-text", "HTTP/1.1 200 OK", ["Content-Type: text/plain"]),
+            ("/other-text", "HTTP/1.1 200 OK", ["Content-Type: text/html"]),
+            ("/array-first", "HTTP/1.1 200 OK", ["Cache-Control: first"]),
+            ("/array-second", "HTTP/1.1 200 OK", ["Cache-Control: second"]),
+            ("/array-first", "HTTP/1.1 200 OK", ["Cache-Control: first"]),
+            ("/two-values", "HTTP/1.1 200 OK", ["Cache-Control: a", "Cache-Control: b"]),
+            ("/two-values", "HTTP/1.1 200 OK", ["Cache-Control: a", "Cache-Control: b"]),
+            ("/unknown", "HTTP/1.1 200 OK", ["Content-Type: text/plain", "X-Extra: 1"]),
+            ("/same", "HTTP/1.1 200 OK", ["Content-Type: text/plain"]),
+            ("/nothing", "HTTP/1.1 200 OK", []),
+        ];
+        using RawClient client = host.Connect();
+
+        // Pipelined, so the heads follow each other in one batch as well as across reads.
+        await client.SendAsync(string.Concat(Array.ConvertAll(expected, request => $"GET {request.Path} HTTP/1.1\r\nHost: test\r\n\r\n")));
+        foreach ((string path, string status, string[] lines) in expected)
+        {
+            (await client.ReadLineAsync()).ShouldBe(status, path);
+            var head = new List<string>();
+            string? line;
+            while ((line = await client.ReadLineAsync())!.Length != 0)
+            {
+                head.Add(line);
+            }
+
+            // The Date value may have moved on between two responses: its line is checked apart.
+            head.Count(line => line.StartsWith("Date: ", StringComparison.Ordinal)).ShouldBe(1, path);
+            head.RemoveAll(line => line.StartsWith("Date: ", StringComparison.Ordinal));
+            head.ShouldBe([.. lines, "Server: Falconet", "Content-Length: 1"], ignoreOrder: true, customMessage: path);
+            Encoding.ASCII.GetString(await client.ReadExactAsync(1)).ShouldBe("x", path);
+        }
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]

@@ -32,9 +32,9 @@ internal sealed class RawClient : IDisposable
     public SslStream? Tls => _tls;
 
     /// <summary>Connects and completes a TLS handshake (synchronously, as <see cref="Connect"/> connects) that trusts exactly the test certificate.</summary>
-    public static RawClient ConnectTls(IPEndPoint endPoint, int? receiveBufferSize = null, SslClientAuthenticationOptions? options = null)
+    public static RawClient ConnectTls(IPEndPoint endPoint, int? receiveBufferSize = null, SslClientAuthenticationOptions? options = null, byte[]? preamble = null, bool trickle = false)
     {
-        RawClient plain = Connect(endPoint, receiveBufferSize);
+        RawClient plain = Connect(endPoint, receiveBufferSize, preamble, trickle);
         plain._socket.ReceiveTimeout = (int)TestTimeouts.Operation.TotalMilliseconds;
         var tls = new SslStream(new NetworkStream(plain._socket, ownsSocket: false), leaveInnerStreamOpen: true);
         try
@@ -52,7 +52,8 @@ internal sealed class RawClient : IDisposable
         return new RawClient(plain._socket, tls);
     }
 
-    public static RawClient Connect(IPEndPoint endPoint, int? receiveBufferSize = null)
+    /// <summary>Connects; <paramref name="preamble"/> is sent first, as is (a PROXY protocol header before TLS, say), or a byte per send with <paramref name="trickle"/>.</summary>
+    public static RawClient Connect(IPEndPoint endPoint, int? receiveBufferSize = null, byte[]? preamble = null, bool trickle = false)
     {
         var socket = new Socket(endPoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
         if (receiveBufferSize is int size)
@@ -61,6 +62,15 @@ internal sealed class RawClient : IDisposable
         }
 
         socket.Connect(endPoint);
+        for (int sent = 0; preamble is not null && sent < preamble.Length;)
+        {
+            sent += socket.Send(preamble.AsSpan(sent, trickle ? 1 : preamble.Length - sent));
+            if (trickle)
+            {
+                Thread.Sleep(2);
+            }
+        }
+
         return new RawClient(socket);
     }
 

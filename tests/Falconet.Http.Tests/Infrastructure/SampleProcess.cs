@@ -66,11 +66,16 @@ internal sealed partial class SampleProcess : IDisposable
     }
 
     /// <summary>Sends SIGINT, as Ctrl+C in a terminal does, and waits for the exit; returns the rest of stdout and stderr.</summary>
-    public async Task<(int ExitCode, string Output, string Errors)> InterruptAsync()
+    public Task<(int ExitCode, string Output, string Errors)> InterruptAsync() => SignalAsync("INT");
+
+    /// <summary>Sends SIGTERM, as a service manager or an orchestrator stops a process, and waits for the exit.</summary>
+    public Task<(int ExitCode, string Output, string Errors)> TerminateAsync() => SignalAsync("TERM");
+
+    private async Task<(int ExitCode, string Output, string Errors)> SignalAsync(string signal)
     {
         using (Process kill = Process.Start(new ProcessStartInfo("kill")
         {
-            ArgumentList = { "-INT", Process.Id.ToString(CultureInfo.InvariantCulture) },
+            ArgumentList = { "-" + signal, Process.Id.ToString(CultureInfo.InvariantCulture) },
             UseShellExecute = false,
         }) ?? throw new InvalidOperationException("kill did not start."))
         {
@@ -96,7 +101,7 @@ internal sealed partial class SampleProcess : IDisposable
     }
 
     /// <summary>The dotnet host running these tests: the same runtime runs the sample.</summary>
-    private static string DotnetHost()
+    internal static string DotnetHost()
     {
         string executable = RuntimeInformation.IsOSPlatform(OSPlatform.Windows) ? "dotnet.exe" : "dotnet";
         if (Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } hostPath && File.Exists(hostPath))

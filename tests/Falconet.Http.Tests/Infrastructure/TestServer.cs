@@ -35,6 +35,9 @@ internal sealed class TestServer : IAsyncDisposable
             IoThreadCount = 2,
             TrackPoolLeaks = trackLeaks,
             ShutdownTimeout = TimeSpan.FromSeconds(5),
+
+            // Idle connections close at once when a test's server stops (the drain's grace has tests of its own).
+            DrainIdleTimeout = TimeSpan.Zero,
         };
         options.Endpoints.Add(new IPEndPoint(IPAddress.Loopback, 0));
         configure?.Invoke(options);
@@ -52,8 +55,8 @@ internal sealed class TestServer : IAsyncDisposable
     }
 
     /// <summary>A raw client, speaking TLS when the server serves HTTPS.</summary>
-    public RawClient Connect(int? receiveBufferSize = null) =>
-        IsHttps ? RawClient.ConnectTls(EndPoint, receiveBufferSize) : RawClient.Connect(EndPoint, receiveBufferSize);
+    public RawClient Connect(int? receiveBufferSize = null, byte[]? preamble = null, bool trickle = false) =>
+        IsHttps ? RawClient.ConnectTls(EndPoint, receiveBufferSize, preamble: preamble, trickle: trickle) : RawClient.Connect(EndPoint, receiveBufferSize, preamble, trickle);
 
     public async ValueTask DisposeAsync()
     {

@@ -8,7 +8,10 @@ namespace Falconet.Http.Tests.Timekeeping;
 /// <summary>The server's set of open connections and its limit.</summary>
 public sealed class ConnectionRegistryTests
 {
-    private sealed class Connection;
+    private sealed class Connection
+    {
+        public long Requests { get; set; }
+    }
 
     [Fact]
     public void It_refuses_a_connection_past_its_limit_and_takes_one_again_after_a_removal()
@@ -67,5 +70,26 @@ public sealed class ConnectionRegistryTests
         registry.Remove(all[0]);
         snapshot.ShouldBe(all, ignoreOrder: true);
         registry.Count.ShouldBe(2);
+    }
+
+    [Fact]
+    public void Sum_counts_open_connections_as_they_are_now_and_ended_ones_as_they_ended()
+    {
+        var registry = new ConnectionRegistry<Connection>();
+        var first = new Connection { Requests = 3 };
+        var second = new Connection { Requests = 5 };
+        registry.TryAdd(first);
+        registry.TryAdd(second);
+        registry.Sum(static connection => connection.Requests).ShouldBe(8);
+
+        second.Requests = 7;
+        registry.Sum(static connection => connection.Requests).ShouldBe(10);
+
+        // An ended connection counts once, with what it had at the end.
+        registry.Remove(first, first.Requests);
+        first.Requests = 100;
+        registry.Sum(static connection => connection.Requests).ShouldBe(10);
+        registry.Remove(second, second.Requests);
+        registry.Sum(static connection => connection.Requests).ShouldBe(10);
     }
 }

@@ -130,7 +130,7 @@ public class TlsListenerTests
         public static async Task<Decorated> BindAsync(TransportKind kind, RecordingLoggerFactory? logs = null)
         {
             CountingTransportFactory counting = CountingTransportFactory.Over(kind);
-            var context = new TlsListenerContext(TimeProvider.System, TimeSpan.FromSeconds(1),
+            var context = new ListenerContext(TimeProvider.System, TimeSpan.FromSeconds(1),
                 (logs ?? new RecordingLoggerFactory()).CreateLogger("tls"), Admission: null);
             var factory = new TlsTransportFactory(counting, new TlsServerOptions { ServerCertificate = TestCertificates.Server }, context);
             factory.Pools.ShouldBe(counting.Pools);

@@ -1,3 +1,4 @@
+using System;
 using System.Buffers;
 using Falconet.Http.Http1;
 
@@ -12,6 +13,9 @@ internal abstract partial class HeaderSetBinding
     /// </summary>
     public abstract bool TryParseRequestLine(HttpRequest request, ref SequenceReader<byte> reader, HttpLimits limits, int emptyLinesBefore);
 
+    /// <summary><see cref="Http1Parser.TryParseRequestHead"/> into <paramref name="request"/>: a whole head in one span, in one call.</summary>
+    public abstract bool TryParseRequestHead(HttpRequest request, ReadOnlySpan<byte> span, HttpLimits limits, out int consumed);
+
     /// <summary><see cref="Http1Parser.TryParseHeaders"/> into the headers of <paramref name="request"/>.</summary>
     public abstract bool TryParseHeaders(HttpRequest request, ref SequenceReader<byte> reader, HttpLimits limits, ref HeaderParseState state);
 }
@@ -23,6 +27,12 @@ internal abstract partial class HeaderSetBinding<THeaderSet>
     {
         var handler = new Http1ParsingHandler<THeaderSet>(request, request.Headers);
         return Http1Parser.TryParseRequestLine(ref handler, ref reader, limits, emptyLinesBefore);
+    }
+
+    public sealed override bool TryParseRequestHead(HttpRequest request, ReadOnlySpan<byte> span, HttpLimits limits, out int consumed)
+    {
+        var handler = new Http1ParsingHandler<THeaderSet>(request, request.Headers);
+        return Http1Parser.TryParseRequestHead(ref handler, span, limits, out consumed);
     }
 
     public sealed override bool TryParseHeaders(HttpRequest request, ref SequenceReader<byte> reader, HttpLimits limits, ref HeaderParseState state)

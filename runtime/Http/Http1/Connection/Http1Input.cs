@@ -44,6 +44,12 @@ internal sealed class Http1Input : IDisposable
 
     public void Consume(SequencePosition consumedTo) => _chain.Consume(consumedTo);
 
+    /// <summary>The unconsumed bytes as one span when they lie in one block; false otherwise (then read <see cref="GetSequence"/>).</summary>
+    public bool TryGetSingleSpan(out ReadOnlySpan<byte> span) => _chain.TryGetSingleSpan(out span);
+
+    /// <summary>Consumes the first <paramref name="count"/> bytes of the span <see cref="TryGetSingleSpan"/> gave.</summary>
+    public void ConsumeSingle(int count) => _chain.ConsumeSingle(count);
+
     /// <summary>Receives once into the tail block; returns the byte count, 0 when the peer closed.</summary>
     public ValueTask<int> ReceiveAsync(CancellationToken cancellationToken = default)
     {

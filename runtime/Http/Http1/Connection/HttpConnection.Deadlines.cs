@@ -8,8 +8,10 @@ namespace Falconet.Http.Http1;
 internal sealed partial class HttpConnection
 {
     /// <summary>
-    /// Server stopping: a connection waiting for its next request, or lingering after its last response, stops
-    /// receiving, and its loop closes it gracefully.
+    /// Server stopping: a connection lingering after its last response stops receiving, and its loop closes it gracefully;
+    /// so does one waiting for its next request, at once, or with <see cref="HttpConnectionSettings.DrainIdleTimeout"/> once it
+    /// has waited that long: a request its client sends meanwhile is answered (with Connection: close) instead of meeting a
+    /// close that races it.
     /// </summary>
     /// <remarks>
     /// Pairs with the loop, which publishes <see cref="_waitingForRequest"/> (or <see cref="_lingering"/>) and its
@@ -18,6 +20,13 @@ internal sealed partial class HttpConnection
     /// </remarks>
     public void CloseIfIdle()
     {
+        if (_waitingForRequest && !_lingering && _settings.DrainIdleTimeout > 0)
+        {
+            // The heartbeat closes it when the shortened deadline passes, as for a keep-alive timeout.
+            _deadline.TryBringForward(_settings.DeadlineAfter(_settings.DrainIdleTimeout));
+            return;
+        }
+
         if ((_waitingForRequest || _lingering) && _deadline.TryExpireNow())
         {
             StopReceiving();

@@ -53,6 +53,10 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
     private ConnectionCloseReason _closeReason;
     private volatile bool _receiveStopped;
     private int _emptyLineBytes;
+    private long _requestCount;
+
+    // The managed id of the thread the loop runs on since its last await, or 0 when not read yet.
+    private int _loopThread;
     private volatile bool _waitingForRequest;
     private volatile bool _lingering;
 
@@ -77,7 +81,8 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
 
     public long Id { get; }
 
-    public long RequestCount { get; private set; }
+    /// <summary>Requests started on this connection; other threads may read it (the server sums it over its connections).</summary>
+    public long RequestCount => Volatile.Read(ref _requestCount);
 
     public TransportConnection Transport => _transport;
 
@@ -164,6 +169,7 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
             if (_output.IsOverLimit)
             {
                 await _output.FlushAsync().ConfigureAwait(false);
+                _loopThread = 0;
             }
 
             bool parsed;
@@ -203,7 +209,14 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
                 {
                     try
                     {
-                        _output.BeginHandlerCall();
+                        // The loop's thread, read once per stretch of synchronous work (it is forgotten after every await).
+                        int thread = _loopThread;
+                        if (thread == 0)
+                        {
+                            thread = _loopThread = Environment.CurrentManagedThreadId;
+                        }
+
+                        _output.BeginHandlerCall(thread);
                         ValueTask handling = _settings.Application.Handle(_context);
                         _output.EndHandlerCall();
                         if (handling.IsCompleted)
@@ -219,15 +232,18 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
                             if (_output.TakeOverHeldBytes() is { } takenOver)
                             {
                                 await WaitForTakeOverAsync(takenOver).ConfigureAwait(false);
+                                _loopThread = 0;
                             }
 
                             await handling.ConfigureAwait(false);
+                            _loopThread = 0;
 
                             // The handler finished elsewhere (a timer, the thread pool): the response is completed and
                             // sent from the connection's I/O thread, where its pool is used on the owner path.
                             if (!_transport.IsOnIoThread)
                             {
                                 await _ioThread.Return();
+                                _loopThread = 0;
                             }
                         }
                     }
@@ -243,7 +259,9 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
                     {
                         // Send the response before waiting for body bytes that nobody will read.
                         await _output.FlushAsync().ConfigureAwait(false);
+                        _loopThread = 0;
                         keepAlive = await _body.DrainAsync(_settings.MaxRequestBodyDrainSize, CancellationToken.None).ConfigureAwait(false);
+                        _loopThread = 0;
                         if (_body.Fault is { } fault)
                         {
                             // The body the application left unread was malformed: the connection closes for it.
@@ -270,6 +288,7 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
 
             // Every complete request of this read is answered: send the batch in one call.
             await _output.FlushAsync().ConfigureAwait(false);
+            _loopThread = 0;
 
             // A connection waiting for the client holds only the block it receives into.
             ReleaseIdleBlocks();
@@ -282,7 +301,12 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
                 _waitingForRequest = true;
                 bool armed = _deadline.TrySet(_settings.DeadlineAfter(_settings.KeepAliveTimeout));
                 Interlocked.MemoryBarrier();
-                if (!armed || shutdown.IsCancellationRequested)
+                if (armed && shutdown.IsCancellationRequested && _settings.DrainIdleTimeout > 0)
+                {
+                    // Stopping: a connection that has not sent its first request yet gets the drain's grace too.
+                    armed = _deadline.TryBringForward(_settings.DeadlineAfter(_settings.DrainIdleTimeout));
+                }
+                else if (!armed || shutdown.IsCancellationRequested)
                 {
                     _closeReason = shutdown.IsCancellationRequested ? ConnectionCloseReason.ServerStopping : ConnectionCloseReason.KeepAliveTimeout;
                     return;
@@ -300,6 +324,7 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
             }
 
             int received = _input.EndReceive(await _input.BeginReceive(CancellationToken.None).ConfigureAwait(false));
+            _loopThread = 0;
             _waitingForRequest = false;
             if (received == 0)
             {
@@ -366,9 +391,18 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
             return false;
         }
 
-        var reader = new SequenceReader<byte>(_input.GetSequence());
         HeaderSetBinding headerSet = _settings.HeaderSet;
         HttpLimits limits = _settings.Limits;
+        if (_phase == ParsePhase.RequestLine && _emptyLineBytes == 0 && _input.TryGetSingleSpan(out ReadOnlySpan<byte> span)
+            && headerSet.TryParseRequestHead(_request, span, limits, out int consumed))
+        {
+            // The whole head in one block, parsed in one call; anything else (a head not complete yet, across blocks, an
+            // uncommon request line) takes the path below from the head's start.
+            _input.ConsumeSingle(consumed);
+            return true;
+        }
+
+        var reader = new SequenceReader<byte>(_input.GetSequence());
         if (_phase == ParsePhase.RequestLine)
         {
             if (!headerSet.TryParseRequestLine(_request, ref reader, limits, _emptyLineBytes))
@@ -405,8 +439,7 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
     /// <summary>Decides the body framing and resets the request state; false when the request was rejected (response written).</summary>
     private bool BeginRequest()
     {
-        RequestCount++;
-        Interlocked.Increment(ref _settings.RequestsStarted);
+        Volatile.Write(ref _requestCount, _requestCount + 1);
         KnownVersion version = _request.Version;
         bool http10 = version == KnownVersion.Http10;
         bool isHead = _request.Method == KnownMethod.Head;
@@ -485,6 +518,22 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
         if (connection.Count == 0)
         {
             return !http10;
+        }
+
+        // The common values are known values of the header set, whose one shared instance the collection hands back: the
+        // same instance is the same token, found without a scan.
+        if (connection.Count == 1)
+        {
+            string? value = connection[0];
+            if (ReferenceEquals(value, HttpConnectionTokens.KeepAlive))
+            {
+                return true;
+            }
+
+            if (ReferenceEquals(value, HttpConnectionTokens.Close))
+            {
+                return false;
+            }
         }
 
         if (HttpConnectionTokens.ContainsClose(connection))

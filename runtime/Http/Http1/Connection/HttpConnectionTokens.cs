@@ -6,11 +6,17 @@ namespace Falconet.Http.Http1;
 /// <summary>Reads the comma-separated tokens of Connection and Expect header values without allocating.</summary>
 internal static class HttpConnectionTokens
 {
+    /// <summary>"keep-alive": a literal, so the same instance as the known value of Connection in every header set.</summary>
+    public const string KeepAlive = "keep-alive";
+
+    /// <summary>"close", as <see cref="KeepAlive"/>.</summary>
+    public const string Close = "close";
+
     /// <summary>True when a Connection value lists "close".</summary>
-    public static bool ContainsClose(StringValues values) => ContainsToken(values, "close");
+    public static bool ContainsClose(StringValues values) => ContainsToken(values, Close);
 
     /// <summary>True when a Connection value lists "keep-alive".</summary>
-    public static bool ContainsKeepAlive(StringValues values) => ContainsToken(values, "keep-alive");
+    public static bool ContainsKeepAlive(StringValues values) => ContainsToken(values, KeepAlive);
 
     /// <summary>True when an Expect value is "100-continue".</summary>
     public static bool ContainsContinue(StringValues values) => ContainsToken(values, "100-continue");

@@ -37,8 +37,8 @@ internal sealed partial class Http1OutputBuffer
     private Task? _takeOver;
     private BlockChain? _takeOverCopy;
 
-    /// <summary>Starts the synchronous part of a handler call on this thread: its application flushes may be held.</summary>
-    public void BeginHandlerCall() => _handlerThread = Environment.CurrentManagedThreadId;
+    /// <summary>Starts the synchronous part of a handler call on the thread with the managed id <paramref name="threadId"/> (the caller's): its application flushes may be held.</summary>
+    public void BeginHandlerCall(int threadId) => _handlerThread = threadId;
 
     /// <summary>Ends the synchronous part of a handler call (it returned, completed or not, or threw).</summary>
     public void EndHandlerCall() => _handlerThread = 0;

@@ -68,13 +68,12 @@ internal sealed partial class Http1OutputBuffer : IDisposable, IValueTaskSource
             return;
         }
 
-        ReadOnlySequence<byte> data = source.GetSequence();
-        foreach (ReadOnlyMemory<byte> segment in data)
+        for (MemoryBlock? block = source.Head; block is not null; block = block.NextBlock)
         {
-            _writer.Write(segment.Span);
+            _writer.Write(block.DataSpan);
         }
 
-        source.Consume(data.End);
+        source.ConsumeAll();
         TrackPeak();
     }
 

@@ -13,6 +13,11 @@ public partial class HttpResponse
     private static readonly StringValues s_keepAlive = new("keep-alive");
     private static readonly StringValues s_upgrade = new("Upgrade");
 
+    // A buffered body up to this size is written with the head (one copy); a larger one follows it.
+    private const int MaxBodyWithHead = 1024;
+
+    private readonly Http1ResponseHead _head = new();
+
     internal void Reset(bool isHead, bool http10, bool keepAlive)
     {
         Headers.Clear();
@@ -120,13 +125,16 @@ public partial class HttpResponse
         bool keepAlive = KeepAlive;
         long mark = _output.Buffered;
         ResponseFraming framing;
+        ReadOnlySpan<byte> body = default;
+        bool bodyWithHead;
         try
         {
             framing = PrepareHead(final);
-            _output.Write(HttpStatusLines.Get(_statusCode));
-            BlockChainWriter writer = _output.Writer;
-            headers.CopyTo(ref writer);
-            _output.Write("\r\n\r\n"u8);
+
+            // A small body buffered whole goes out with the head, in the same copy into the output.
+            bodyWithHead = framing == ResponseFraming.ContentLength && !_isHead && _staged.TryGetSingleSpan(out body)
+                && body.Length <= MaxBodyWithHead;
+            _head.Write(_output.Writer, _statusCode, headers, bodyWithHead ? body : default);
         }
         catch
         {
@@ -141,7 +149,15 @@ public partial class HttpResponse
         _framing = framing;
         _declaredLength = framing == ResponseFraming.ContentLength ? headers.ContentLength : null;
         _state = ResponseState.Started;
-        CommitStaged();
+        if (bodyWithHead)
+        {
+            _staged.ConsumeAll();
+            _output.TrackPeak();
+        }
+        else
+        {
+            CommitStaged();
+        }
     }
 
     /// <summary>Adds the default headers and decides the body framing, setting the framing and Connection headers to match.</summary>

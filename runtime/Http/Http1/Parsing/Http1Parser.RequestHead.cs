@@ -1,0 +1,48 @@
+using System;
+using System.Runtime.InteropServices;
+using Falconet.Text;
+
+namespace Falconet.Http.Http1;
+
+public static partial class Http1Parser
+{
+    /// <summary>
+    /// A whole request head, request line and header section, that lies in <paramref name="span"/>: true with its length in
+    /// <paramref name="consumed"/> once every part was handed to the handler. False when the head does not end inside the
+    /// span or its request line is not the common one (what the 64-byte masks settle); the handler may then have been given
+    /// the request line and some header lines, and the caller parses the head again from its start with
+    /// <see cref="TryParseRequestLine{T}(ref T, ref System.Buffers.SequenceReader{byte}, HttpLimits)"/> and
+    /// <see cref="TryParseHeaders"/>, which hand on the same parts and decide every other case.
+    /// </summary>
+    /// <remarks>
+    /// The connection's fast path for a head received in one piece: one call instead of two, no <see cref="System.Buffers.SequenceReader{T}"/>.
+    /// It parses with the same code as the two calls on a sequence of one segment, so a head it refuses is refused for the same
+    /// reason.
+    /// </remarks>
+    /// <exception cref="BadHttpRequestException">As <see cref="TryParseHeaders"/>, for a header section that starts after a common request line.</exception>
+    internal static bool TryParseRequestHead<T>(ref T handler, ReadOnlySpan<byte> span, HttpLimits limits, out int consumed)
+        where T : struct, IHttpRequestLineHandler, IHttpHeadersHandler
+    {
+        consumed = 0;
+        if (span.Length < HttpByteMasks.Width)
+        {
+            return false;
+        }
+
+        int line = ParseOriginFormLine(ref handler, span, ref MemoryMarshal.GetReference(span), limits.MaxRequestLineSize);
+        if (line == 0)
+        {
+            return false;
+        }
+
+        var state = default(HeaderParseState);
+        int headers = 0;
+        if (!ParseHeaderLines(ref handler, span[line..], limits, ref state, ref headers))
+        {
+            return false;
+        }
+
+        consumed = line + headers;
+        return true;
+    }
+}
