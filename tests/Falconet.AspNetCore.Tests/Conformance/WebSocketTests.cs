@@ -200,3 +200,10 @@ public sealed class WebSocketTestsOverTlsOnFalconetLibuv : WebSocketTests
 
     protected override bool Secure => true;
 }
+
+public sealed class WebSocketTestsOverTlsOnFalconetSockets : WebSocketTests
+{
+    protected override WebServer Server => WebServer.FalconetSockets;
+
+    protected override bool Secure => true;
+}
