@@ -20,8 +20,6 @@ public sealed class FalconetWebServer : IServer
     /// <summary>Where a server without any configured address listens, as Kestrel does.</summary>
     public const string DefaultAddress = "http://localhost:5000";
 
-    private static readonly TimeSpan s_falconetDefaultShutdownTimeout = new FalconetServerOptions().ShutdownTimeout;
-
     private readonly FalconetServerOptions _options;
     private readonly TlsServerOptions _httpsDefaults;
     private readonly ILoggerFactory _loggerFactory;
@@ -102,10 +100,12 @@ public sealed class FalconetWebServer : IServer
         FalconetServerOptions options = _options.Copy();
         options.LoggerFactory ??= _loggerFactory;
 
-        // Unless set explicitly, the host's shutdown timeout (HostOptions.ShutdownTimeout) decides how long requests may finish.
-        if (options.ShutdownTimeout == s_falconetDefaultShutdownTimeout && _hostShutdownTimeout is { } host)
+        // Unless set explicitly, what the host's shutdown timeout (HostOptions.ShutdownTimeout) leaves after the drain delay
+        // decides how long requests may finish, as under the generic host.
+        if (FalconetHostedService.AdoptsHostShutdownTimeout(options, _hostShutdownTimeout)
+            && _hostShutdownTimeout - options.DrainDelay is { } left && left > TimeSpan.Zero)
         {
-            options.ShutdownTimeout = host;
+            options.ShutdownTimeout = left;
         }
 
         ICollection<string> addresses = _addresses.Addresses;

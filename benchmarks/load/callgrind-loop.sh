@@ -21,6 +21,7 @@
 # emulate AVX-512, so the vector code differs from a machine that has it: compare counts with counts, not with times.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source benchmarks/load/callgrind-marked.sh
 depth=16 path=/plaintext warmup=60 measured=4 bench=benchmarks/Falconet.Benchmarks/bin/Release/net10.0 out="" disasm=""
 while [ "$#" -gt 0 ]; do
   case $1 in
@@ -40,32 +41,10 @@ command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install va
 out=${out:-artifacts/callgrind/$(date -u +%Y%m%d-%H%M%SZ)}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-fifo=$out/stdin
-rm -f "$fifo"; mkfifo "$fifo"
-exec 7<>"$fifo"
-environment=(DOTNET_PerfMapEnabled=1 DOTNET_EnableWriteXorExecute=0 DOTNET_JitStdOutFile="$out/jit.txt" DOTNET_JitDisasmSummary=1)
 counting=()
-if [ -n "$disasm" ]; then environment+=(DOTNET_JitDisasm="$disasm"); counting=(--dump-instr=yes); fi
-env "${environment[@]}" \
-  valgrind --tool=callgrind --aspace-minaddr=0x100000000 --instr-atstart=no "${counting[@]}" --callgrind-out-file="$out/callgrind.out" \
-  dotnet "$bench/Falconet.Benchmarks.dll" --connection-loop-count "$depth" "$path" "$warmup" "$measured" \
-  <"$fifo" >"$out/bench.txt" 2>"$out/valgrind.txt" &
-pid=$!
-until grep -q '^ready' "$out/bench.txt" 2>/dev/null; do
-  kill -0 "$pid" 2>/dev/null || { cat "$out/valgrind.txt" >&2; exit 1; }
-  sleep 1
-done
-callgrind_control -i on "$pid" >/dev/null
-echo >&7
-until grep -q '^done' "$out/bench.txt"; do sleep 1; done
-callgrind_control -d "$pid" >/dev/null
-callgrind_control -i off "$pid" >/dev/null
-echo >&7
-wait "$pid"
-exec 7>&-
-rm -f "$fifo"
-cp "/tmp/perf-$pid.map" "$out/perf.map" 2>/dev/null || true
-rm -f "/tmp/perf-$pid.map" "/tmp/perfinfo-$pid.map"
+if [ -n "$disasm" ]; then export DOTNET_JitDisasm="$disasm"; counting=(--dump-instr=yes); fi
+callgrind_marked "$out" "${counting[@]}" -- \
+  dotnet "$bench/Falconet.Benchmarks.dll" --connection-loop-count "$depth" "$path" "$warmup" "$measured"
 requests=$(sed -n 's/^done requests=\([0-9]*\).*/\1/p' "$out/bench.txt")
 dump=$(ls "$out"/callgrind.out.* | head -1)
 minopts=$(grep 'MinOpts' "$out/jit.txt" | grep 'Falconet' || true)

@@ -561,7 +561,7 @@ def notes_section(directory, meta):
     lines = [f"Run: `{meta.get('command', '?')}`, commit `{meta.get('commit', '?')}`, {meta.get('date', '?')}, "
              f"{meta.get('minutes', '?')} minutes (estimated {meta.get('estimate_minutes', '?')}); system calls counted with "
              f"`{meta.get('syscalls', '?')}`; descriptor limit {meta.get('descriptors', '?')}; TechEmpower's Kestrel entry: "
-             f"{'`' + meta.get('platform_benchmarks') + '`' if meta.get('platform_benchmarks') not in (None, 'absent') else 'absent (its rows are skipped)'}.", ""]
+             f"{'built from a snapshot of aspnet/Benchmarks, given by `FALCONET_PLATFORM_BENCHMARKS`' if meta.get('platform_benchmarks') not in (None, 'absent') else 'absent (its rows are skipped)'}.", ""]
     lines += [f"- {section}: {text}" for section, text in notes]
     lines += [f"- skipped {name}: {reason}" for name, reason in skipped.items()]
     return lines + [""]

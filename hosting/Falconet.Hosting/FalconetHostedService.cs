@@ -38,12 +38,13 @@ public sealed class FalconetHostedService : IHostedService, IAsyncDisposable
     /// <inheritdoc/>
     public async Task StartAsync(CancellationToken cancellationToken)
     {
-        // Logging goes through the host's logger factory unless the options name another; unless set explicitly, the
-        // host's shutdown timeout decides how long in-flight requests may finish.
+        // Logging goes through the host's logger factory unless the options name another; unless set explicitly, what the
+        // host's shutdown timeout leaves after the drain delay decides how long in-flight requests may finish (the options
+        // validator refused a drain delay that leaves nothing).
         _options.LoggerFactory ??= _loggerFactory;
-        if (_options.ShutdownTimeout == s_defaultShutdownTimeout && _hostShutdownTimeout is { } hostTimeout)
+        if (AdoptsHostShutdownTimeout(_options, _hostShutdownTimeout) && _hostShutdownTimeout - _options.DrainDelay is { } left && left > TimeSpan.Zero)
         {
-            _options.ShutdownTimeout = hostTimeout;
+            _options.ShutdownTimeout = left;
         }
 
         FalconetHttpsDefaults.CompleteCertificates(_options, _httpsDefaults, _loggerFactory.CreateLogger("Falconet.Hosting"));
@@ -51,6 +52,13 @@ public sealed class FalconetHostedService : IHostedService, IAsyncDisposable
         Server = server;
         await server.StartAsync(cancellationToken).ConfigureAwait(false);
     }
+
+    /// <summary>
+    /// True when the server's shutdown timeout is left at its default and the host has a finite one: the server then takes what
+    /// the host's leaves after <see cref="FalconetServerOptions.DrainDelay"/>.
+    /// </summary>
+    internal static bool AdoptsHostShutdownTimeout(FalconetServerOptions options, TimeSpan? hostShutdownTimeout)
+        => options.ShutdownTimeout == s_defaultShutdownTimeout && hostShutdownTimeout is { } host && host != Timeout.InfiniteTimeSpan;
 
     /// <inheritdoc/>
     public Task StopAsync(CancellationToken cancellationToken) => Server?.StopAsync(cancellationToken) ?? Task.CompletedTask;

@@ -2,12 +2,13 @@ using System;
 using System.Collections.Generic;
 using System.Threading;
 using Falconet.Server;
+using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
 
 namespace Falconet.Hosting;
 
 /// <summary>Checks the options when the host starts and says, per option, what is wrong and what is allowed.</summary>
-internal sealed class FalconetOptionsValidator : IValidateOptions<FalconetServerOptions>
+internal sealed class FalconetOptionsValidator(IOptions<HostOptions>? hostOptions = null) : IValidateOptions<FalconetServerOptions>
 {
     private const string Section = FalconetServiceCollectionExtensions.ConfigurationSection;
 
@@ -40,6 +41,15 @@ internal sealed class FalconetOptionsValidator : IValidateOptions<FalconetServer
             errors.Add($"{Section}:ShutdownTimeout is {options.ShutdownTimeout}: it must be zero or more.");
         }
 
+        if (options.DrainDelay < TimeSpan.Zero)
+        {
+            errors.Add($"{Section}:DrainDelay is {options.DrainDelay}: it must be zero or more.");
+        }
+        else
+        {
+            HostShutdown(errors, options, hostOptions?.Value.ShutdownTimeout);
+        }
+
         Timeout(errors, "KeepAliveTimeout", options.KeepAliveTimeout);
         Timeout(errors, "RequestHeadersTimeout", options.RequestHeadersTimeout);
         if (options.Transport is { } transport && !Enum.IsDefined(transport))
@@ -48,6 +58,32 @@ internal sealed class FalconetOptionsValidator : IValidateOptions<FalconetServer
         }
 
         return errors.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(errors);
+    }
+
+    // The host cancels its services' stop after its own shutdown timeout; the drain delay comes first and must leave in-flight
+    // requests time to finish inside it.
+    private static void HostShutdown(List<string> errors, FalconetServerOptions options, TimeSpan? hostTimeout)
+    {
+        if (hostTimeout is not { } host || host == System.Threading.Timeout.InfiniteTimeSpan)
+        {
+            return;
+        }
+
+        if (FalconetHostedService.AdoptsHostShutdownTimeout(options, host))
+        {
+            if (options.DrainDelay >= host)
+            {
+                errors.Add($"{Section}:DrainDelay is {options.DrainDelay}, and the host's ShutdownTimeout is {host}: the host would end the stop "
+                    + "before in-flight requests get any time to finish. Raise HostOptions.ShutdownTimeout above the drain delay by the time "
+                    + "requests need, or lower DrainDelay.");
+            }
+        }
+        else if (options.DrainDelay + options.ShutdownTimeout > host)
+        {
+            errors.Add($"{Section}:DrainDelay ({options.DrainDelay}) plus {Section}:ShutdownTimeout ({options.ShutdownTimeout}) is more than the host's "
+                + $"ShutdownTimeout ({host}): the host would cut in-flight requests short. Raise HostOptions.ShutdownTimeout to at least "
+                + $"{options.DrainDelay + options.ShutdownTimeout}, or lower one of them.");
+        }
     }
 
     private static void Positive(List<string> errors, string key, long value)

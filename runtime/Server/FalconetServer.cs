@@ -167,6 +167,7 @@ public partial class FalconetServer : IAsyncDisposable
             MinRequestBodyRate = options.MinRequestBodyDataRate,
             MinResponseRate = options.MinResponseDataRate,
             DrainIdleTimeout = HttpConnectionSettings.ToTimestampTicks(options.DrainIdleTimeout, options.TimeProvider),
+            ForwardedHeaders = options.ForwardedHeaders,
         };
         DateHeaderValues.Acquire();
         try

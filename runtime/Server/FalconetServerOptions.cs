@@ -170,6 +170,14 @@ public sealed class FalconetServerOptions
     /// </summary>
     public System.IO.UnixFileMode? UnixSocketPermissions { get; set; }
 
+    /// <summary>
+    /// Applies the forwarding headers of an HTTP reverse proxy (<c>X-Forwarded-For</c>, <c>-Proto</c>, <c>-Host</c>, RFC 7239
+    /// <c>Forwarded</c>) to <see cref="Http.HttpContext.RemoteEndPoint"/>, <see cref="Http.HttpRequest.Scheme"/> and
+    /// <see cref="Http.HttpRequest.Host"/>, only on connections from the policy's trusted proxies (default null: the headers are
+    /// left to the application). See docs/deployment.md.
+    /// </summary>
+    public ForwardedHeadersPolicy? ForwardedHeaders { get; set; }
+
     /// <summary>Where the server logs (default: nowhere).</summary>
     public ILoggerFactory? LoggerFactory { get; set; }
 
@@ -201,6 +209,7 @@ public sealed class FalconetServerOptions
             ValidateEndpoint(HttpsEndpoints[i].EndPoint, $"HttpsEndpoints[{i}].EndPoint");
         }
 
+        ForwardedHeaders?.Validate(nameof(ForwardedHeaders), FirstIpEndpoint());
         ArgumentOutOfRangeException.ThrowIfLessThan(DrainDelay, TimeSpan.Zero, nameof(DrainDelay));
         ArgumentOutOfRangeException.ThrowIfLessThan(DrainIdleTimeout, TimeSpan.Zero, nameof(DrainIdleTimeout));
         for (int i = 0; i < HttpsEndpoints.Count; i++)
@@ -242,6 +251,30 @@ public sealed class FalconetServerOptions
         {
             throw new ArgumentOutOfRangeException(nameof(Transport), Transport, "Unknown transport.");
         }
+    }
+
+    /// <summary>The name of the first endpoint whose peers have IP addresses (any but a Unix domain socket), or null.</summary>
+    private string? FirstIpEndpoint()
+    {
+        for (int i = 0; i < Endpoints.Count; i++)
+        {
+            if (!IsUnixSocket(Endpoints[i]))
+            {
+                return $"Endpoints[{i}]";
+            }
+        }
+
+        for (int i = 0; i < HttpsEndpoints.Count; i++)
+        {
+            if (!IsUnixSocket(HttpsEndpoints[i].EndPoint))
+            {
+                return $"HttpsEndpoints[{i}]";
+            }
+        }
+
+        return null;
+
+        static bool IsUnixSocket(EndPoint endpoint) => (endpoint is ProxyProtocolEndPoint proxy ? proxy.EndPoint : endpoint) is UnixDomainSocketEndPoint;
     }
 
     /// <summary>Throws when an endpoint is of a kind no transport listens on, or its PROXY settings cannot be honoured; the message names it.</summary>
@@ -287,6 +320,7 @@ public sealed class FalconetServerOptions
             Draining = Draining,
             ReusePort = ReusePort,
             UnixSocketPermissions = UnixSocketPermissions,
+            ForwardedHeaders = ForwardedHeaders?.Copy(),
         };
         foreach (EndPoint endpoint in Endpoints)
         {

@@ -22,6 +22,20 @@ public sealed class DiagnosticsTests
     }
 
     [Fact]
+    public void Nothing_of_a_file_with_FALC001_is_used_not_even_the_entries_before_the_error()
+    {
+        var result = GeneratorHarness.RunApp(GeneratorHarness.Schema(Path, """
+            {
+              "requestHeaders": [{ "name": "X-Team" }],
+              "responseHeaders": [{ "name": "X-Served-By" } { "name": "X-Other" }]
+            }
+            """));
+
+        result.Diagnostics.Select(d => d.Id).ShouldBe(new[] { "FALC001" });
+        GeneratorHarness.Sources(result).Values.ShouldAllBe(source => !source.Contains("X-Team") && !source.Contains("X-Served-By"));
+    }
+
+    [Fact]
     public void Unknown_property_is_FALC002_at_the_property_name()
     {
         Single("""
@@ -199,7 +213,7 @@ public sealed class DiagnosticsTests
         diagnostic.Id.ShouldBe("FALC013");
         diagnostic.GetMessage(System.Globalization.CultureInfo.InvariantCulture).ShouldContain("disk unplugged");
         result.Results.Single().Exception.ShouldBeNull();
-        GeneratorHarness.Sources(result).Count.ShouldBe(4);
+        GeneratorHarness.Sources(result).Count.ShouldBe(6);
     }
 
     [Fact]

@@ -152,6 +152,68 @@ public sealed class GenericHostTests
         await stopping.WaitAsync(TestTimeouts.Operation);
     }
 
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_drain_delay_comes_out_of_the_hosts_shutdown_timeout_so_in_flight_requests_keep_the_rest()
+    {
+        using IHost host = Build(
+            new() { ["Falconet:Endpoints:0"] = "127.0.0.1:0", ["Falconet:DrainDelay"] = "00:00:05" },
+            builder => builder.Services.Configure<HostOptions>(options => options.ShutdownTimeout = TimeSpan.FromSeconds(20)));
+        await host.StartAsync().WaitAsync(TestTimeouts.Operation);
+        FalconetServer server = host.Services.GetRequiredService<FalconetHostedService>().Server!;
+        server.Options.DrainDelay.ShouldBe(TimeSpan.FromSeconds(5));
+        server.Options.ShutdownTimeout.ShouldBe(TimeSpan.FromSeconds(15));
+        await host.StopAsync().WaitAsync(TestTimeouts.Operation);
+    }
+
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData("00:00:30", null, "Falconet:DrainDelay is 00:00:30, and the host's ShutdownTimeout is 00:00:30: the host would end the stop before in-flight requests get any time to finish")]
+    [InlineData("00:01:00", null, "Falconet:DrainDelay is 00:01:00, and the host's ShutdownTimeout is 00:00:30")]
+    [InlineData("00:00:10", "00:00:25", "Falconet:DrainDelay (00:00:10) plus Falconet:ShutdownTimeout (00:00:25) is more than the host's ShutdownTimeout (00:00:30)")]
+    public async Task A_drain_delay_that_leaves_requests_less_than_asked_inside_the_hosts_shutdown_timeout_fails_the_start(
+        string drainDelay, string? shutdownTimeout, string message)
+    {
+        var settings = new Dictionary<string, string?> { ["Falconet:Endpoints:0"] = "127.0.0.1:0", ["Falconet:DrainDelay"] = drainDelay };
+        if (shutdownTimeout is not null)
+        {
+            settings["Falconet:ShutdownTimeout"] = shutdownTimeout;
+        }
+
+        // The host's own default shutdown timeout: 30 s.
+        using IHost host = Build(settings);
+        host.Services.GetRequiredService<IOptions<HostOptions>>().Value.ShutdownTimeout.ShouldBe(TimeSpan.FromSeconds(30));
+        OptionsValidationException failure = await Should.ThrowAsync<OptionsValidationException>(() => host.StartAsync().WaitAsync(TestTimeouts.Operation));
+        failure.Message.ShouldContain(message);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_request_in_flight_when_the_stop_begins_is_served_through_the_drain_delay_and_after_it()
+    {
+        // Host 3 s, drain delay 1 s: the server's own timeout is the 2 s left, and a request that takes 1.5 s finishes.
+        var entered = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        using IHost host = Build(
+            new() { ["Falconet:Endpoints:0"] = "127.0.0.1:0", ["Falconet:DrainDelay"] = "00:00:01" },
+            builder => builder.Services.Configure<HostOptions>(options => options.ShutdownTimeout = TimeSpan.FromSeconds(3)),
+            async context =>
+            {
+                entered.TrySetResult();
+                await Task.Delay(1_500);
+                context.Response.Write("finished"u8);
+            });
+        await host.StartAsync().WaitAsync(TestTimeouts.Operation);
+        FalconetServer server = host.Services.GetRequiredService<FalconetHostedService>().Server!;
+        server.Options.ShutdownTimeout.ShouldBe(TimeSpan.FromSeconds(2));
+
+        using RawClient client = RawClient.Connect(server.BoundEndpoints[0]);
+        await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        await entered.Task.WaitAsync(TestTimeouts.Operation);
+        Task stopping = host.StopAsync();
+        server.IsReady.ShouldBeFalse();
+        RawResponse response = await client.ReadResponseAsync();
+        response.BodyText.ShouldBe("finished");
+        response.Header("Connection").ShouldBe("close");
+        await stopping.WaitAsync(TestTimeouts.Operation);
+    }
+
     [Fact]
     public void The_hosting_package_does_not_depend_on_ASP_NET_Core()
         => typeof(FalconetHostedService).Assembly.GetReferencedAssemblies()

@@ -13,7 +13,8 @@ namespace Falconet.Package.Tests;
 /// <summary>Runs the dotnet CLI against the packed packages: the one pack, and builds of projects that use them.</summary>
 internal static class ConsumerBuild
 {
-    public static readonly string[] PackageIds = { "Falconet", "Falconet.Generator" };
+    /// <summary>The packages the one pack makes (README.md, "Pack it").</summary>
+    public static readonly string[] PackageIds = { "Falconet", "Falconet.Generator", "Falconet.AspNetCore", "Falconet.Hosting" };
 
     public static string RepositoryRoot { get; } = FindRepositoryRoot();
 

@@ -31,8 +31,12 @@ public class HttpContext
     /// <summary>The local endpoint of the connection.</summary>
     public EndPoint? LocalEndPoint => _connection.LocalEndPoint;
 
-    /// <summary>The remote endpoint of the connection.</summary>
-    public EndPoint? RemoteEndPoint => _connection.RemoteEndPoint;
+    /// <summary>
+    /// The client's endpoint: the connection's remote endpoint (the client's own address from a PROXY protocol header, see
+    /// <see cref="Server.ProxyProtocolEndPoint"/>), or, under <see cref="Server.FalconetServerOptions.ForwardedHeaders"/>, the
+    /// client a trusted proxy named in this request's forwarding headers (port 0 when the proxy gave none).
+    /// </summary>
+    public EndPoint? RemoteEndPoint => (EndPoint?)Request.Forwarded?.RemoteEndPoint ?? _connection.RemoteEndPoint;
 
     /// <summary>A number that identifies the connection within the server.</summary>
     public long ConnectionId => _connection.Id;

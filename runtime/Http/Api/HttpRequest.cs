@@ -24,6 +24,12 @@ public class HttpRequest
 
     /// <summary>The Host string last found valid on this connection; a request that reuses it is not checked again.</summary>
     internal string? ValidatedHost;
+
+    /// <summary>The forwarding headers under the server's policy (null when it has none).</summary>
+    internal ForwardedResolver? Forwarded;
+
+    /// <summary>True when the request arrived over TLS.</summary>
+    internal bool IsHttps;
     private string? _path;
     private bool _pathCurrent;
     private string? _query;
@@ -124,14 +130,26 @@ public class HttpRequest
     }
 
     /// <summary>
+    /// The scheme the client used: "https" when the request arrived over TLS, "http" otherwise, unless a trusted proxy said
+    /// otherwise (<see cref="Server.FalconetServerOptions.ForwardedHeaders"/>). A shared string; never allocates.
+    /// </summary>
+    public string Scheme => Forwarded?.Scheme ?? (IsHttps ? "https" : "http");
+
+    /// <summary>
     /// The host the request is for, with its port when one was sent: the authority of an absolute-form or CONNECT
     /// target, which wins over the Host header (RFC 9112 section 3.2.2); otherwise the Host header, "" when it is
     /// empty or (HTTP/1.0 only) absent. Made on first use per request for a target authority; the header's own string otherwise.
+    /// Under <see cref="Server.FalconetServerOptions.ForwardedHeaders"/>, the host a trusted proxy said the client sent wins.
     /// </summary>
     public string Host
     {
         get
         {
+            if (Forwarded?.Host is { } forwarded)
+            {
+                return forwarded;
+            }
+
             if (TargetForm is RequestTargetForm.Origin or RequestTargetForm.Asterisk)
             {
                 // Validated when the header section completed: at most one value.

@@ -75,6 +75,9 @@ internal sealed class HttpConnectionSettings
     /// </summary>
     public long DrainIdleTimeout { get; init; }
 
+    /// <summary>The forwarding headers to apply from trusted proxies (null: none).</summary>
+    public Server.ForwardedHeadersPolicy? ForwardedHeaders { get; init; }
+
     /// <summary><see cref="LingerTime"/> in timestamp ticks.</summary>
     public long LingerTimeout { get; }
 

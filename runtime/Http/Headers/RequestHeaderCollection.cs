@@ -16,6 +16,10 @@ public abstract class RequestHeaderCollection : HeaderCollection
 {
     private PreviousValues _previous;
 
+    // For each slot, the identity of the bytes _previous holds when they came with one (an HPACK dynamic table entry: see
+    // TryAppendMatched with a value id), else 0.
+    private PreviousValueIds _previousIds;
+
     /// <summary>An empty collection of the headers in <paramref name="table"/>.</summary>
     protected RequestHeaderCollection(HeaderTable table)
         : base(table)
@@ -59,7 +63,7 @@ public abstract class RequestHeaderCollection : HeaderCollection
                 }
             }
 
-            AppendKnown(index, value);
+            AppendKnown(index, value, 0);
             return true;
         }
 
@@ -79,10 +83,45 @@ public abstract class RequestHeaderCollection : HeaderCollection
         return true;
     }
 
+    /// <summary>
+    /// <see cref="TryAppendMatched(int, ReadOnlySpan{byte}, ReadOnlySpan{byte})"/> for a value whose bytes have an
+    /// identity: a non-zero <paramref name="valueId"/> always comes with the same bytes (HTTP/2 gives each HPACK dynamic
+    /// table entry one, unique in the process). A value with the identity of the previous request's string in this slot is
+    /// that string: it is reused with no compare at all; any other value takes the usual path, and its identity is kept.
+    /// </summary>
+    internal bool TryAppendMatched(int index, ReadOnlySpan<byte> name, ReadOnlySpan<byte> value, ulong valueId)
+    {
+        if ((uint)index >= HeaderTable.ContentLengthIndex)
+        {
+            return TryAppendMatched(index, name, value);
+        }
+
+        ulong bit = 1UL << index;
+        if (((_bits | ~_reusable) & bit) == 0)
+        {
+            if (_previousIds[index] == valueId && valueId != 0)
+            {
+                _bits |= bit;
+                return true;
+            }
+
+            string previous = _previous[index]!;
+            if (previous.Length == value.Length && Latin1.Equals(value, previous))
+            {
+                _bits |= bit;
+                _previousIds[index] = valueId;
+                return true;
+            }
+        }
+
+        AppendKnown(index, value, valueId);
+        return true;
+    }
+
     // A known header whose value is not the one still in its slot: reuse the previous or a known string when equal, else
     // make one; a repeated header joins the values already present.
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private void AppendKnown(int index, ReadOnlySpan<byte> value)
+    private void AppendKnown(int index, ReadOnlySpan<byte> value, ulong valueId)
     {
         ulong bit = 1UL << index;
         ref StringValues slot = ref _values[index];
@@ -98,6 +137,7 @@ public abstract class RequestHeaderCollection : HeaderCollection
         {
             slot = text;
             previous = text;
+            _previousIds[index] = valueId;
             _reusable |= bit;
             _bits |= bit;
         }
@@ -122,5 +162,12 @@ public abstract class RequestHeaderCollection : HeaderCollection
     private struct PreviousValues
     {
         private string? _element;
+    }
+
+    /// <summary>The identity of each previous value's bytes, or 0.</summary>
+    [InlineArray(HeaderTable.MaxKnownHeaders)]
+    private struct PreviousValueIds
+    {
+        private ulong _element;
     }
 }

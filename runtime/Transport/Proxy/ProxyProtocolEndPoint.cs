@@ -87,21 +87,5 @@ public sealed class ProxyProtocolEndPoint : EndPoint
 
     /// <summary>True when a connection from <paramref name="peer"/> may send a header (an IPv4-mapped IPv6 peer is matched as IPv4).</summary>
     internal bool Trusts(EndPoint? peer)
-    {
-        if (TrustedProxies.Count == 0 || peer is not IPEndPoint ip)
-        {
-            return true;
-        }
-
-        IPAddress address = ip.Address.IsIPv4MappedToIPv6 ? ip.Address.MapToIPv4() : ip.Address;
-        for (int i = 0; i < TrustedProxies.Count; i++)
-        {
-            if (TrustedProxies[i].Contains(address))
-            {
-                return true;
-            }
-        }
-
-        return false;
-    }
+        => TrustedProxies.Count == 0 || peer is not IPEndPoint ip || TrustedNetworks.Contains(TrustedProxies, ip.Address);
 }

@@ -173,6 +173,24 @@ public class AllocationTests(ITestOutputHelper output) : ServerTests
         MeasuredBytesPerRequest(host, request, "d\r\nHello, World!\r\n0\r\n\r\n", depth, "flushing handler depth=" + depth).ShouldBeLessThan(64);
     }
 
+    [Theory(Timeout = 120_000)]
+    [InlineData(1)]
+    [InlineData(16)]
+    public async Task Requests_whose_trusted_proxy_names_the_client_allocate_less_than_64_bytes_each(int depth)
+    {
+        // The client's endpoint is made once per connection while the proxy names the same client; scheme strings are shared.
+        await using TestServer host = await StartServerAsync(static context =>
+        {
+            bool applied = context.RemoteEndPoint is System.Net.IPEndPoint { Port: 4711 } && context.Request.Scheme == "https";
+            context.Response.Write(applied ? "Hello, World!"u8 : "not applied!!"u8);
+            return default;
+        }, options => options.ForwardedHeaders = new() { TrustedProxies = { System.Net.IPNetwork.Parse("127.0.0.0/8") } }, trackLeaks: false);
+        const string request = "GET /plaintext HTTP/1.1\r\nHost: localhost:8080\r\nX-Forwarded-For: 192.0.2.66, 203.0.113.7:4711\r\n"
+            + "X-Forwarded-Proto: https\r\n\r\n";
+
+        MeasuredBytesPerRequest(host, request, "Hello, World!", depth, "forwarded headers depth=" + depth).ShouldBeLessThan(64);
+    }
+
     // Sends the request on one keep-alive connection, warmed up, and returns the smallest bytes per request of up to three windows.
     private double MeasuredBytesPerRequest(TestServer host, string requestText, string body, int depth, string label)
     {

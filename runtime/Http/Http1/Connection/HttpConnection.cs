@@ -76,6 +76,12 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
         _response.Shutdown = settings.Shutdown;
         _body.Attach(_response);
         _context = headerSet.CreateContext(this, _request, _response);
+        _request.IsHttps = transport.TlsInfo is not null;
+        if (settings.ForwardedHeaders is { } forwarded)
+        {
+            _request.Forwarded = new ForwardedResolver(forwarded, transport, _request);
+        }
+
         _ioThread = new IoThreadReturn(transport);
     }
 
@@ -440,6 +446,7 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
     private bool BeginRequest()
     {
         Volatile.Write(ref _requestCount, _requestCount + 1);
+        _request.Forwarded?.Reset();
         KnownVersion version = _request.Version;
         bool http10 = version == KnownVersion.Http10;
         bool isHead = _request.Method == KnownMethod.Head;
