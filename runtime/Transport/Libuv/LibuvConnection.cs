@@ -276,6 +276,9 @@ internal sealed unsafe partial class LibuvConnection : TransportConnection, IThr
     /// <summary>True with <see cref="IoScheduling.ThreadPool"/>: completions reach the caller on a thread-pool thread, not on the loop.</summary>
     public override bool CompletesOnThreadPool => !_inline;
 
+    /// <summary>Linux's IOV_MAX: a send fills its own uv_buf_t array (on the stack, or one kept per connection), so any count gathers without allocating.</summary>
+    public override int MaxGatheredSegments => 1024;
+
     public override void Schedule(IThreadPoolWorkItem workItem)
     {
         ArgumentNullException.ThrowIfNull(workItem);

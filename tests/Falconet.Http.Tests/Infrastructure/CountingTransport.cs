@@ -94,6 +94,8 @@ internal sealed class CountingConnection(TransportConnection inner, Action<Trans
 
     public override bool CompletesOnThreadPool => inner.CompletesOnThreadPool;
 
+    public override int MaxGatheredSegments => inner.MaxGatheredSegments;
+
     public override TlsConnectionInfo? TlsInfo => inner.TlsInfo;
 
     public override ValueTask<int> ReceiveAsync(Memory<byte> buffer, CancellationToken ct = default)

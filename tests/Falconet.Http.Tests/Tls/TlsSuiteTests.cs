@@ -175,3 +175,17 @@ public sealed class HostHeaderTestsOverTlsOnLibuv : HostHeaderTests
 
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary><see cref="DataRateTests"/> over TLS on the sockets transport: a reader that stops is cut off by the response data rate.</summary>
+public sealed class DataRateTestsOverTls : DataRateTests
+{
+    protected override bool Https => true;
+}
+
+/// <summary><see cref="DataRateTests"/> over TLS on the libuv transport.</summary>
+public sealed class DataRateTestsOverTlsOnLibuv : DataRateTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.Libuv;
+}
