@@ -9,7 +9,8 @@ namespace Falconet.Hosting;
 
 /// <summary>
 /// An address to listen on, as written in a URL (<c>--urls</c>, <c>ASPNETCORE_URLS</c>, configuration): its scheme and the
-/// endpoints it stands for (IP endpoints, or a Unix domain socket). One parser for the generic host and ASP.NET Core, so both read an address the same way.
+/// endpoints it stands for (IP endpoints, or a Unix domain socket). One parser for the generic host and ASP.NET Core, so both
+/// read an address the same way.
 /// </summary>
 /// <remarks>
 /// <c>localhost</c> is the IPv4 and the IPv6 loopback (IPv4 alone for port 0, which cannot name the same free port on both);
