@@ -9,11 +9,17 @@ internal static partial class AspNetCoreLog
     [LoggerMessage(EventId = 500, Level = LogLevel.Error, Message = "Connection id \"{ConnectionId}\", Request id \"{TraceIdentifier}\": An unhandled exception was thrown by the application.")]
     public static partial void ApplicationError(ILogger logger, string connectionId, string traceIdentifier, Exception exception);
 
-    [LoggerMessage(EventId = 501, Level = LogLevel.Warning, Message = "Connection id \"{ConnectionId}\", Request id \"{TraceIdentifier}\": the response had started when the application failed; the connection is aborted.")]
+    [LoggerMessage(EventId = 501, Level = LogLevel.Warning, Message = "Connection id \"{ConnectionId}\", Request id \"{TraceIdentifier}\": the response had started when the application failed; what it wrote is sent, then the connection closes without its end.")]
     public static partial void AbortedAfterStart(ILogger logger, string connectionId, string traceIdentifier);
 
     [LoggerMessage(EventId = 502, Level = LogLevel.Error, Message = "Connection id \"{ConnectionId}\", Request id \"{TraceIdentifier}\": an OnCompleted callback failed.")]
     public static partial void OnCompletedFailed(ILogger logger, string connectionId, string traceIdentifier, Exception exception);
+
+    [LoggerMessage(EventId = 507, Level = LogLevel.Error, Message = "Connection id \"{ConnectionId}\": a connection OnCompleted callback failed.")]
+    public static partial void ConnectionCompletedCallbackFailed(ILogger logger, string connectionId, Exception exception);
+
+    [LoggerMessage(EventId = 508, Level = LogLevel.Debug, Message = "Connection id \"{ConnectionId}\", Request id \"{TraceIdentifier}\": the request body is malformed ({Reason}); answered by the server.")]
+    public static partial void BadRequestBody(ILogger logger, string connectionId, string traceIdentifier, string reason);
 
     [LoggerMessage(EventId = 506, Level = LogLevel.Debug, Message = "Connection id \"{ConnectionId}\", Request id \"{TraceIdentifier}\": the request was aborted and the application stopped with OperationCanceledException.")]
     public static partial void RequestAborted(ILogger logger, string connectionId, string traceIdentifier);

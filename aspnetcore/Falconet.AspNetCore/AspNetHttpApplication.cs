@@ -83,7 +83,9 @@ internal sealed class AspNetHttpApplication<TContext> : FalconetHttpApplication
 
         if (features.HasOnCompleted)
         {
-            if (failure is null)
+            // A response completed here would leave nothing for Falconet to answer a broken body with: it would find the
+            // body's fault after a sent response and reset the connection. Left to Falconet, the client gets the 400.
+            if (failure is null && !features.RequestBodyFaulted)
             {
                 try
                 {
@@ -110,6 +112,12 @@ internal sealed class AspNetHttpApplication<TContext> : FalconetHttpApplication
             // The client went away (or the request was aborted) and the application gave up: not an application error.
             AspNetCoreLog.RequestAborted(_settings.Logger, features.ConnectionId, features.TraceIdentifier);
         }
+        else if (exception is AspNetBadHttpRequestException && features.RequestBodyFaulted)
+        {
+            // The client sent a malformed body and the read's error reached here: the client's fault, which Falconet has
+            // already logged and counted as a bad request (at Debug, so no client can flood the log).
+            AspNetCoreLog.BadRequestBody(_settings.Logger, features.ConnectionId, features.TraceIdentifier, exception.Message);
+        }
         else
         {
             AspNetCoreLog.ApplicationError(_settings.Logger, features.ConnectionId, features.TraceIdentifier, exception);
@@ -118,8 +126,19 @@ internal sealed class AspNetHttpApplication<TContext> : FalconetHttpApplication
         Falconet.Http.HttpResponse response = features.Context.Response;
         if (features.HasStarted)
         {
+            // As Kestrel: what the response wrote goes out (a flush made before the failure included), then the connection
+            // closes without the response's end, so the client sees it cut short.
             AspNetCoreLog.AbortedAfterStart(_settings.Logger, features.ConnectionId, features.TraceIdentifier);
-            features.Context.Abort();
+            if (response.HasStarted)
+            {
+                features.Context.FailStartedResponse();
+            }
+            else
+            {
+                // Started only the ASP.NET Core way (OnStarting ran), nothing written: nothing to keep.
+                features.Context.Abort();
+            }
+
             return;
         }
 

@@ -29,6 +29,12 @@ internal sealed class AspNetRequestBodyStream : Stream
     /// <summary>True once the application asked for body bytes in this request.</summary>
     public bool HasStartedReading { get; private set; }
 
+    /// <summary>True once a read found the body malformed, cut short or too slow (Falconet answers the request itself then).</summary>
+    public bool Faulted => Error is not null;
+
+    /// <summary>The error a read of this request's body found (IBadRequestExceptionFeature), or null.</summary>
+    public AspNetBadHttpRequestException? Error { get; private set; }
+
     private RequestBodyReader Reader => _features.Context.Request.BodyReader;
 
     public override bool CanRead => true;
@@ -48,6 +54,7 @@ internal sealed class AspNetRequestBodyStream : Stream
     public void Reset()
     {
         HasStartedReading = false;
+        Error = null;
         _read = 0;
     }
 
@@ -160,8 +167,8 @@ internal sealed class AspNetRequestBodyStream : Stream
         }
     }
 
-    private static AspNetBadHttpRequestException Translate(FalconetBadHttpRequestException exception)
-        => new(exception.Message, exception.StatusCode, exception);
+    private AspNetBadHttpRequestException Translate(FalconetBadHttpRequestException exception)
+        => Error = new AspNetBadHttpRequestException(exception.Message, exception.StatusCode, exception);
 }
 
 /// <summary>

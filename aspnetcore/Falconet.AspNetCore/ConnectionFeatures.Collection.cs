@@ -2,13 +2,16 @@ using System;
 using System.Collections;
 using System.Collections.Generic;
 using System.Runtime.CompilerServices;
+using Microsoft.AspNetCore.Connections.Features;
 using Microsoft.AspNetCore.Http.Features;
+using Microsoft.AspNetCore.Server.Kestrel.Core.Features;
 
 namespace Falconet.AspNetCore;
 
 /// <summary>
 /// The feature collection: a slot per feature this object implements (replaceable) and per feature the framework sets on
-/// every request (endpoint, route values, activity), other features in a reused list.
+/// every request (endpoint, route values, activity), other features in a reused list. The TLS features are there on TLS
+/// connections only.
 /// </summary>
 internal sealed partial class ConnectionFeatures<TContext>
 {
@@ -25,12 +28,30 @@ internal sealed partial class ConnectionFeatures<TContext>
     private const int IdentifierSlot = 8;
     private const int MaxBodySizeSlot = 9;
     private const int BodyControlSlot = 10;
+    private const int UpgradeSlot = 11;
+    private const int ExtendedConnectSlot = 12;
+    private const int MinRequestBodyDataRateSlot = 13;
+    private const int MinResponseDataRateSlot = 14;
+    private const int RequestTrailersSlot = 15;
+    private const int BadRequestExceptionSlot = 16;
+    private const int PersistentStateSlot = 17;
+    private const int ConnectionIdSlot = 18;
+    private const int ConnectionItemsSlot = 19;
+    private const int ConnectionLifetimeSlot = 20;
+    private const int ConnectionLifetimeNotificationSlot = 21;
+    private const int ConnectionCompleteSlot = 22;
+    private const int RouteValuesSlot = 23;
+
+    // Implemented by this object on TLS connections only (empty on plain ones).
+    private const int TlsConnectionSlot = 24;
+    private const int TlsHandshakeSlot = 25;
+    private const int TlsApplicationProtocolSlot = 26;
+    private const int HttpsCompressionSlot = 27;
 
     // Set by the framework on every request; empty after a reset.
-    private const int RouteValuesSlot = 11;
-    private const int ActivitySlot = 12;
-    private const int SlotCount = 13;
-    private const int ImplementedSlots = 11;
+    private const int ActivitySlot = 28;
+    private const int SlotCount = 29;
+    private const int ImplementedSlots = 24;
 
     private static readonly Type[] s_slotTypes =
     [
@@ -45,7 +66,23 @@ internal sealed partial class ConnectionFeatures<TContext>
         typeof(IHttpRequestIdentifierFeature),
         typeof(IHttpMaxRequestBodySizeFeature),
         typeof(IHttpBodyControlFeature),
+        typeof(IHttpUpgradeFeature),
+        typeof(IHttpExtendedConnectFeature),
+        typeof(IHttpMinRequestBodyDataRateFeature),
+        typeof(IHttpMinResponseDataRateFeature),
+        typeof(IHttpRequestTrailersFeature),
+        typeof(IBadRequestExceptionFeature),
+        typeof(IPersistentStateFeature),
+        typeof(IConnectionIdFeature),
+        typeof(IConnectionItemsFeature),
+        typeof(IConnectionLifetimeFeature),
+        typeof(IConnectionLifetimeNotificationFeature),
+        typeof(IConnectionCompleteFeature),
         typeof(IRouteValuesFeature),
+        typeof(ITlsConnectionFeature),
+        typeof(ITlsHandshakeFeature),
+        typeof(ITlsApplicationProtocolFeature),
+        typeof(IHttpsCompressionFeature),
         typeof(IHttpActivityFeature),
     ];
 
@@ -125,8 +162,12 @@ internal sealed partial class ConnectionFeatures<TContext>
             _slots[i] = this;
         }
 
+        object? tls = _tls is null ? null : this;
+        _slots[TlsConnectionSlot] = tls;
+        _slots[TlsHandshakeSlot] = tls;
+        _slots[TlsApplicationProtocolSlot] = tls;
+        _slots[HttpsCompressionSlot] = tls;
         _slots[EndpointSlot] = null;
-        _slots[RouteValuesSlot] = null;
         _slots[ActivitySlot] = null;
         _extra.Clear();
         Headers = _defaultRequestHeaders;
@@ -245,6 +286,86 @@ internal sealed partial class ConnectionFeatures<TContext>
         if (typeof(TFeature) == typeof(IHttpBodyControlFeature))
         {
             return BodyControlSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpUpgradeFeature))
+        {
+            return UpgradeSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpExtendedConnectFeature))
+        {
+            return ExtendedConnectSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpMinRequestBodyDataRateFeature))
+        {
+            return MinRequestBodyDataRateSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpMinResponseDataRateFeature))
+        {
+            return MinResponseDataRateSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpRequestTrailersFeature))
+        {
+            return RequestTrailersSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IBadRequestExceptionFeature))
+        {
+            return BadRequestExceptionSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IPersistentStateFeature))
+        {
+            return PersistentStateSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IConnectionIdFeature))
+        {
+            return ConnectionIdSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IConnectionItemsFeature))
+        {
+            return ConnectionItemsSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IConnectionLifetimeFeature))
+        {
+            return ConnectionLifetimeSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IConnectionLifetimeNotificationFeature))
+        {
+            return ConnectionLifetimeNotificationSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IConnectionCompleteFeature))
+        {
+            return ConnectionCompleteSlot;
+        }
+
+        if (typeof(TFeature) == typeof(ITlsConnectionFeature))
+        {
+            return TlsConnectionSlot;
+        }
+
+        if (typeof(TFeature) == typeof(ITlsHandshakeFeature))
+        {
+            return TlsHandshakeSlot;
+        }
+
+        if (typeof(TFeature) == typeof(ITlsApplicationProtocolFeature))
+        {
+            return TlsApplicationProtocolSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpsCompressionFeature))
+        {
+            return HttpsCompressionSlot;
         }
 
         if (typeof(TFeature) == typeof(IRouteValuesFeature))

@@ -77,6 +77,13 @@ internal sealed partial class ConnectionFeatures<TContext> : IFeatureCollection,
     /// <summary>True when the application registered callbacks that must run once the response is sent.</summary>
     public bool HasOnCompleted => _onCompleted.Count != 0;
 
+    /// <summary>
+    /// True when reading the request body failed on the client's side (malformed chunked framing, a forbidden trailer, a body
+    /// cut short or too slow): the connection cannot continue, and Falconet answers the request itself when the application
+    /// has not started a response, whatever the application made of the exception.
+    /// </summary>
+    public bool RequestBodyFaulted => _defaultRequestBody.Faulted;
+
     /// <summary>Prepares the object for the next request of the connection.</summary>
     public void Reset()
     {
@@ -94,6 +101,8 @@ internal sealed partial class ConnectionFeatures<TContext> : IFeatureCollection,
         _maxRequestBodySize = null;
         _onStarting.Clear();
         _onCompleted.Clear();
+        _routeValues = null;
+        ResetTls();
         _defaultRequestBody.Reset();
         _defaultRequestPipe.Reset();
         _defaultResponsePipe.Reset();
@@ -115,7 +124,7 @@ internal sealed partial class ConnectionFeatures<TContext> : IFeatureCollection,
 
     public string Scheme
     {
-        get => _scheme ?? "http";
+        get => _scheme ?? (_tls is null ? "http" : "https");
         set => _scheme = value;
     }
 
@@ -331,6 +340,8 @@ internal sealed partial class ConnectionFeatures<TContext> : IFeatureCollection,
     /// <summary>Fills the connection feature's addresses from the Falconet context (once per connection).</summary>
     public void InitializeConnection()
     {
+        InitializeTls();
+        ResetFeatures();
         if (_context.RemoteEndPoint is IPEndPoint remote)
         {
             RemoteIpAddress = remote.Address;

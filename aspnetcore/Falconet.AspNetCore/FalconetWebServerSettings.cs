@@ -1,15 +1,17 @@
+using System.Threading;
 using Microsoft.Extensions.Logging;
 
 namespace Falconet.AspNetCore;
 
-/// <summary>What every connection of an ASP.NET Core server shares: its logger and the request defaults from the options.</summary>
+/// <summary>What every connection of an ASP.NET Core server shares: its logger, the request defaults from the options, and the host's stopping signal.</summary>
 internal sealed class FalconetWebServerSettings
 {
-    public FalconetWebServerSettings(ILogger logger, long maxRequestBodySize, bool allowSynchronousIO)
+    public FalconetWebServerSettings(ILogger logger, long maxRequestBodySize, bool allowSynchronousIO, CancellationToken stopping = default)
     {
         Logger = logger;
         MaxRequestBodySize = maxRequestBodySize;
         AllowSynchronousIO = allowSynchronousIO;
+        Stopping = stopping;
     }
 
     public ILogger Logger { get; }
@@ -18,4 +20,7 @@ internal sealed class FalconetWebServerSettings
     public long MaxRequestBodySize { get; }
 
     public bool AllowSynchronousIO { get; }
+
+    /// <summary>Cancelled when the host begins to stop (IHostApplicationLifetime.ApplicationStopping).</summary>
+    public CancellationToken Stopping { get; }
 }

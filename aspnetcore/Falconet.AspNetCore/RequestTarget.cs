@@ -8,7 +8,7 @@ namespace Falconet.AspNetCore;
 /// <summary>
 /// Turns Falconet's raw request target into what ASP.NET Core expects of IHttpRequestFeature: the path percent-decoded
 /// (UTF-8, "%2F" kept encoded so it cannot split a segment) with dot segments removed (RFC 3986 section 5.2.4), and
-/// the query with its '?'. A target that needs neither reuses Falconet's cached path string; strings made here are
+/// the query with its '?'; an asterisk-form or authority-form target has an empty path. A target that needs neither reuses Falconet's cached path string; strings made here are
 /// reused while the next request of the connection sends the same bytes.
 /// </summary>
 internal sealed class RequestTarget
@@ -25,8 +25,15 @@ internal sealed class RequestTarget
 
     public string DecodePath(HttpRequest request)
     {
+        if (request.TargetForm is RequestTargetForm.Asterisk or RequestTargetForm.Authority)
+        {
+            // "OPTIONS *" and CONNECT's authority name no resource: an empty path, as Kestrel reports them, which no route
+            // matches (a PathString must otherwise start with '/'). RawTarget keeps the target as sent.
+            return string.Empty;
+        }
+
         ReadOnlySpan<byte> raw = request.PathBytes;
-        if (request.TargetForm is RequestTargetForm.Asterisk or RequestTargetForm.Authority || raw.IndexOfAny(s_decodeOrDot) < 0)
+        if (raw.IndexOfAny(s_decodeOrDot) < 0)
         {
             return request.Path;
         }

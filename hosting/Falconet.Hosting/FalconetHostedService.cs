@@ -18,16 +18,18 @@ public sealed class FalconetHostedService : IHostedService, IAsyncDisposable
     private readonly IHttpApplication _application;
     private readonly ILoggerFactory _loggerFactory;
     private readonly TimeSpan? _hostShutdownTimeout;
+    private readonly TlsServerOptions _httpsDefaults;
 
     /// <summary>Created by the container (see <see cref="FalconetServiceCollectionExtensions"/>).</summary>
     public FalconetHostedService(IOptions<FalconetServerOptions> options, IHttpApplication application, ILoggerFactory loggerFactory,
-        IOptions<HostOptions>? hostOptions = null)
+        IOptions<HostOptions>? hostOptions = null, IOptionsMonitor<TlsServerOptions>? httpsDefaults = null)
     {
         ArgumentNullException.ThrowIfNull(options);
         _options = options.Value;
         _application = application;
         _loggerFactory = loggerFactory;
         _hostShutdownTimeout = hostOptions?.Value.ShutdownTimeout;
+        _httpsDefaults = httpsDefaults?.Get(FalconetHttpsDefaults.OptionsName) ?? new TlsServerOptions();
     }
 
     /// <summary>The running server (null before the host started it).</summary>
@@ -45,6 +47,7 @@ public sealed class FalconetHostedService : IHostedService, IAsyncDisposable
             _options.ShutdownTimeout = left;
         }
 
+        FalconetHttpsDefaults.CompleteCertificates(_options, _httpsDefaults, _loggerFactory.CreateLogger("Falconet.Hosting"));
         var server = new FalconetServer(_options, _application);
         Server = server;
         await server.StartAsync(cancellationToken).ConfigureAwait(false);

@@ -15,7 +15,7 @@ internal sealed class FalconetOptionsValidator(IOptions<HostOptions>? hostOption
     public ValidateOptionsResult Validate(string? name, FalconetServerOptions options)
     {
         var errors = new List<string>();
-        if (options.Endpoints.Count == 0)
+        if (options.Endpoints.Count == 0 && options.HttpsEndpoints.Count == 0)
         {
             errors.Add($"{Section}:Endpoints is empty: add at least one, such as \"http://127.0.0.1:8080\".");
         }

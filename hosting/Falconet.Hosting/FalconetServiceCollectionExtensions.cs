@@ -38,11 +38,37 @@ public static class FalconetServiceCollectionExtensions
         return services.AddFalconetServer(configure);
     }
 
-    private static IServiceCollection AddFalconetServer(this IServiceCollection services, Action<FalconetServerOptions>? configure)
+    /// <summary>
+    /// Configures the HTTPS defaults (<see cref="FalconetHttpsDefaults"/>): the TLS settings of https addresses given without
+    /// their own, and the certificate of any HTTPS endpoint configured without one. Runs after the configuration's
+    /// "Certificates:Default" and "EndpointDefaults"; call it any number of times.
+    /// </summary>
+    public static IServiceCollection ConfigureFalconetHttpsDefaults(this IServiceCollection services, Action<TlsServerOptions> configure)
     {
-        OptionsBuilder<FalconetServerOptions> options = services.AddOptions<FalconetServerOptions>()
+        ArgumentNullException.ThrowIfNull(services);
+        ArgumentNullException.ThrowIfNull(configure);
+        return services.Configure(FalconetHttpsDefaults.OptionsName, configure);
+    }
+
+    /// <summary>
+    /// Binds the configuration section <see cref="ConfigurationSection"/> to <see cref="FalconetServerOptions"/> (options,
+    /// limits, endpoints) and to the HTTPS defaults (<see cref="FalconetHttpsDefaults"/>); both are validated when the host
+    /// starts. ASP.NET Core's <c>UseFalconet</c> calls it too.
+    /// </summary>
+    public static OptionsBuilder<FalconetServerOptions> AddFalconetConfiguration(this IServiceCollection services)
+    {
+        ArgumentNullException.ThrowIfNull(services);
+        services.AddOptions<TlsServerOptions>(FalconetHttpsDefaults.OptionsName)
+            .Configure<IConfiguration>((defaults, configuration) =>
+                FalconetConfiguration.BindHttpsDefaults(configuration.GetSection(ConfigurationSection), defaults));
+        return services.AddOptions<FalconetServerOptions>()
             .Configure<IConfiguration>((options, configuration) =>
                 FalconetConfiguration.Bind(configuration.GetSection(ConfigurationSection), options));
+    }
+
+    private static IServiceCollection AddFalconetServer(this IServiceCollection services, Action<FalconetServerOptions>? configure)
+    {
+        OptionsBuilder<FalconetServerOptions> options = services.AddFalconetConfiguration();
         if (configure is not null)
         {
             options.Configure(configure);

@@ -1,5 +1,7 @@
 using System;
 using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
 using System.Net;
 using System.Threading;
 using System.Threading.Tasks;
@@ -56,6 +58,7 @@ public partial class FalconetServer : IAsyncDisposable
     private readonly List<IPEndPoint> _boundEndpoints = new();
     private readonly List<IPEndPoint> _boundHttpsEndpoints = new();
     private readonly List<EndPoint> _listeningOn = new();
+    private readonly List<string> _listeningUrls = new();
     private readonly List<UnixSocketFile> _unixSocketFiles = new();
     private readonly Lock _gate = new();
     private FalconetServerOptions? _running;
@@ -106,6 +109,9 @@ public partial class FalconetServer : IAsyncDisposable
 
     /// <summary>Every endpoint the server listens on, plain ones first, then HTTPS, each in the order of its list: an <see cref="IPEndPoint"/> (port 0 resolved) or a <see cref="System.Net.Sockets.UnixDomainSocketEndPoint"/>.</summary>
     public IReadOnlyList<EndPoint> ListeningOn => _listeningOn;
+
+    /// <summary><see cref="ListeningOn"/> as URLs, in the same order: "http://127.0.0.1:8080", "https://[::1]:8443", "http://unix:/run/app.sock".</summary>
+    internal IReadOnlyList<string> ListeningUrls => _listeningUrls;
 
     /// <summary>
     /// True from the end of <see cref="StartAsync"/> until the stop begins: what a readiness probe reports (docs/deployment.md).
@@ -162,6 +168,8 @@ public partial class FalconetServer : IAsyncDisposable
             AllowConnect = options.AllowConnect,
             MinRequestBodyDataRate = options.MinRequestBodyDataRate?.ToLimit(options.TimeProvider) ?? default,
             MinResponseDataRate = options.MinResponseDataRate?.ToLimit(options.TimeProvider) ?? default,
+            MinRequestBodyRate = options.MinRequestBodyDataRate,
+            MinResponseRate = options.MinResponseDataRate,
             Http2 = options.Http2,
             DrainIdleTimeout = HttpConnectionSettings.ToTimestampTicks(options.DrainIdleTimeout, options.TimeProvider),
             ForwardedHeaders = options.ForwardedHeaders,
@@ -308,9 +316,20 @@ public partial class FalconetServer : IAsyncDisposable
         }
 
         UnixSocketFile? file = listenOn is UnixDomainSocketEndPoint unix ? UnixSocketFile.Prepare(unix, takeOver: options.ReusePort) : null;
-        IConnectionListener listener = await factory.BindAsync(file?.BindTo ?? listenOn, cancellationToken).ConfigureAwait(false);
+        IConnectionListener listener;
+        try
+        {
+            listener = await factory.BindAsync(file?.BindTo ?? listenOn, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception exception) when (exception is System.Net.Sockets.SocketException or IOException)
+        {
+            // A failure (the port is taken, the address is not the machine's, the directory is missing) names the endpoint.
+            throw new IOException($"Falconet cannot bind {FormatUrl(listenOn, tls is not null)}: {exception.Message}", exception);
+        }
+
         _listeners.Add(listener);
         _listeningOn.Add(file?.EndPoint ?? listener.EndPoint);
+        _listeningUrls.Add(FormatUrl(_listeningOn[^1], tls is not null));
         if (file is not null)
         {
             _unixSocketFiles.Add(file);
@@ -318,6 +337,15 @@ public partial class FalconetServer : IAsyncDisposable
         }
 
         return listener;
+    }
+
+    /// <summary>An endpoint as a URL: "http://127.0.0.1:8080", "https://[::1]:8443", "http://unix:/run/app.sock".</summary>
+    internal static string FormatUrl(EndPoint endpoint, bool https)
+    {
+        string scheme = https ? "https" : "http";
+        return endpoint is UnixDomainSocketEndPoint unix
+            ? $"{scheme}://unix:{unix}"
+            : string.Create(CultureInfo.InvariantCulture, $"{scheme}://{endpoint}");
     }
 
     /// <summary>What the log says of an endpoint besides its address: an adopted socket's name, the PROXY protocol.</summary>

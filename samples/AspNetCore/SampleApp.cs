@@ -1,5 +1,6 @@
 using System;
 using System.Diagnostics;
+using System.Net.WebSockets;
 using System.Text.Json.Serialization;
 using System.Threading;
 using System.Threading.Tasks;
@@ -45,6 +46,17 @@ public static class SampleApp
             await next(context);
         });
 
+        // WebSockets on /ws, which echoes every message (IHttpUpgradeFeature on Falconet). The middleware is on that branch
+        // only: it makes a handshake object for every request it sees, and the load harness measures the other endpoints.
+        app.Map("/ws", branch =>
+        {
+            branch.UseWebSockets();
+            branch.Run(EchoWebSocketAsync);
+        });
+
+        // A page for a browser: it fetches /json and echoes a message through /ws, then writes what came back into the page.
+        app.MapGet("/", () => Results.Content(Page, "text/html; charset=utf-8"));
+
         app.MapGet("/plaintext", () => "Hello, World!");
         app.MapGet("/json", () => new Message("Hello, World!"));
         app.MapGet("/hello/{name}", (string name) => Results.Text($"Hello, {name}!"));
@@ -57,6 +69,69 @@ public static class SampleApp
             $"requests={Interlocked.Read(ref s_requests)} allocated_bytes={GC.GetTotalAllocatedBytes(precise: true)}")));
         return app;
     }
+
+    /// <summary>
+    /// Accepts a WebSocket and echoes each message back in the same frames, until the client closes (the close is echoed
+    /// too, completing the handshake) or goes away. A plain request gets 400.
+    /// </summary>
+    public static async Task EchoWebSocketAsync(HttpContext context)
+    {
+        if (!context.WebSockets.IsWebSocketRequest)
+        {
+            context.Response.StatusCode = StatusCodes.Status400BadRequest;
+            return;
+        }
+
+        using WebSocket socket = await context.WebSockets.AcceptWebSocketAsync();
+        byte[] buffer = new byte[16 * 1024];
+        try
+        {
+            while (true)
+            {
+                ValueWebSocketReceiveResult received = await socket.ReceiveAsync(buffer.AsMemory(), context.RequestAborted);
+                if (received.MessageType == WebSocketMessageType.Close)
+                {
+                    await socket.CloseAsync(socket.CloseStatus ?? WebSocketCloseStatus.NormalClosure, socket.CloseStatusDescription, CancellationToken.None);
+                    return;
+                }
+
+                await socket.SendAsync(buffer.AsMemory(0, received.Count), received.MessageType, received.EndOfMessage, context.RequestAborted);
+            }
+        }
+        catch (WebSocketException) when (context.RequestAborted.IsCancellationRequested)
+        {
+            // The client went away without the close handshake: nothing more to say to it.
+        }
+    }
+
+    /// <summary>The page a browser loads: its script writes "json=...;echo=..." (or "error=...") into #result, then sets data-done.</summary>
+    internal const string Page = """
+        <!doctype html>
+        <html>
+        <head><meta charset="utf-8"><title>Falconet sample</title></head>
+        <body>
+        <p id="result">running</p>
+        <script>
+        (async () => {
+          const result = document.getElementById('result');
+          try {
+            const json = await (await fetch('/json')).json();
+            const echo = await new Promise((resolve, reject) => {
+              const socket = new WebSocket(location.origin.replace(/^http/, 'ws') + '/ws');
+              socket.onopen = () => socket.send('hello over ' + location.protocol);
+              socket.onmessage = message => { resolve(message.data); socket.close(1000, 'done'); };
+              socket.onerror = () => reject(new Error('the WebSocket failed'));
+            });
+            result.textContent = 'json=' + json.message + ';echo=' + echo;
+          } catch (error) {
+            result.textContent = 'error=' + error.message;
+          }
+          result.dataset.done = 'true';
+        })();
+        </script>
+        </body>
+        </html>
+        """;
 
     /// <summary>Picks the server: Falconet unless "kestrel" is asked for.</summary>
     private static void UseServer(WebApplicationBuilder builder, string server)

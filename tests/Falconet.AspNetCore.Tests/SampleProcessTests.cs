@@ -1,10 +1,12 @@
 using System;
 using System.Diagnostics;
 using System.IO;
+using System.Linq;
 using System.Net.Http;
 using System.Text.RegularExpressions;
 using System.Threading;
 using System.Threading.Tasks;
+using Falconet.AspNetCore.Tests.Conformance;
 using Falconet.Http.Tests.Infrastructure;
 using Shouldly;
 
@@ -65,7 +67,56 @@ public sealed partial class SampleProcessTests
         }
     }
 
-    private static Process StartSample(string server)
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData("falconet", "FalconetWebServer")]
+    [InlineData("kestrel", "KestrelServerImpl")]
+    public async Task An_https_url_is_served_with_the_development_certificate_where_one_is_installed(string server, string serverType)
+    {
+        // A home of its own: the development certificate goes into that user's store, as 'dotnet dev-certs https' puts it.
+        using var home = new TemporaryHome();
+        await HttpsTests.RunAsync("env", $"HOME={home.Path}", $"DOTNET_CLI_HOME={home.Path}", "DOTNET_NOLOGO=1", "dotnet", "dev-certs", "https");
+        string thumbprint = Path.GetFileNameWithoutExtension(
+            Directory.GetFiles(Path.Combine(home.Path, ".dotnet", "corefx", "cryptography", "x509stores", "my"), "*.pfx").Single());
+
+        using Process sample = StartSample(server, "https://127.0.0.1:0", home.Path);
+        try
+        {
+            Uri address = await ReadAddressAsync(sample, serverType);
+            address.Scheme.ShouldBe("https");
+            string? presented = null;
+            using var http = new HttpClient(new SocketsHttpHandler
+            {
+                SslOptions = { RemoteCertificateValidationCallback = (_, certificate, _, _) => (presented = certificate?.GetCertHashString()) is not null },
+            })
+            { BaseAddress = address, Timeout = TestTimeouts.Operation };
+            (await http.GetStringAsync("json")).ShouldBe("{\"message\":\"Hello, World!\"}");
+            presented.ShouldBe(thumbprint);
+        }
+        finally
+        {
+            await StopAsync(sample);
+        }
+    }
+
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData("falconet", "dotnet dev-certs https")]
+    [InlineData("kestrel", "dotnet dev-certs https")]
+    public async Task An_https_url_without_any_certificate_fails_the_start_with_a_message_that_says_how_to_make_one(string server, string advice)
+    {
+        using var home = new TemporaryHome();
+        using Process sample = StartSample(server, "https://127.0.0.1:0", home.Path);
+        Task<string> error = sample.StandardError.ReadToEndAsync();
+        await sample.WaitForExitAsync().WaitAsync(TestTimeouts.Operation);
+        sample.ExitCode.ShouldNotBe(0);
+        string message = await error;
+        message.ShouldContain(advice);
+        if (server == "falconet")
+        {
+            message.ShouldContain("Falconet cannot serve https://127.0.0.1:0: no server certificate was given for it");
+        }
+    }
+
+    private static Process StartSample(string server, string urls = "http://127.0.0.1:0", string? home = null)
     {
         string dll = Path.Combine(AppContext.BaseDirectory, "Falconet.Samples.AspNetCore.dll");
         var start = new ProcessStartInfo("dotnet")
@@ -74,9 +125,15 @@ public sealed partial class SampleProcessTests
             RedirectStandardError = true,
             UseShellExecute = false,
         };
-        foreach (string argument in new[] { dll, "--server", server, "--urls", "http://127.0.0.1:0" })
+        foreach (string argument in new[] { dll, "--server", server, "--urls", urls })
         {
             start.ArgumentList.Add(argument);
+        }
+
+        if (home is not null)
+        {
+            start.Environment["HOME"] = home;
+            start.Environment["DOTNET_CLI_HOME"] = home;
         }
 
         return Process.Start(start)!;
@@ -84,10 +141,19 @@ public sealed partial class SampleProcessTests
 
     private static async Task<Uri> ReadAddressAsync(Process sample, string serverType)
     {
+        // The sample logs warnings only (Kestrel warns of an untrusted development certificate first).
         using var timeout = new CancellationTokenSource(TestTimeouts.Operation);
-        string? line = await sample.StandardOutput.ReadLineAsync(timeout.Token);
-        Match listening = ListeningLine().Match(line ?? string.Empty);
-        listening.Success.ShouldBeTrue($"unexpected first line: {line}");
+        string? line;
+        Match listening;
+        int lines = 0;
+        do
+        {
+            line = await sample.StandardOutput.ReadLineAsync(timeout.Token);
+            listening = ListeningLine().Match(line ?? string.Empty);
+        }
+        while (!listening.Success && line is not null && ++lines < 20);
+
+        listening.Success.ShouldBeTrue($"no address line; the last line: {line}");
         listening.Groups["server"].Value.ShouldBe(serverType);
         return new Uri(listening.Groups["url"].Value + "/");
     }
@@ -117,6 +183,14 @@ public sealed partial class SampleProcessTests
         kill.WaitForExit();
     }
 
-    [GeneratedRegex(@"^(?<server>\w+) listening on (?<url>http://[^\s]+)$")]
+    [GeneratedRegex(@"^(?<server>\w+) listening on (?<url>https?://[^\s]+)$")]
     private static partial Regex ListeningLine();
+}
+
+/// <summary>An empty home folder for a child process (its own certificate store), deleted afterwards.</summary>
+internal sealed class TemporaryHome : IDisposable
+{
+    public string Path { get; } = Directory.CreateTempSubdirectory("falconet-home-").FullName;
+
+    public void Dispose() => Directory.Delete(Path, recursive: true);
 }

@@ -46,6 +46,46 @@ public sealed class GenericHostTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Https_endpoints_and_certificates_come_from_the_section_in_the_schema_of_Kestrels()
+    {
+        string folder = System.IO.Directory.CreateTempSubdirectory("falconet-hosting-").FullName;
+        try
+        {
+            string certificate = System.IO.Path.Combine(folder, "server.pem");
+            string key = System.IO.Path.Combine(folder, "server.key.pem");
+            TestCertificates.WritePem(TestCertificates.Server, certificate, key);
+            using IHost host = Build(new()
+            {
+                // A named endpoint with its own certificate, and an address that takes the default one.
+                ["Falconet:Endpoints:Secure:Url"] = "https://127.0.0.1:0",
+                ["Falconet:Endpoints:Secure:Certificate:Path"] = certificate,
+                ["Falconet:Endpoints:Secure:Certificate:KeyPath"] = key,
+                ["Falconet:Endpoints:Other"] = "https://127.0.0.1:0",
+                ["Falconet:Certificates:Default:Path"] = certificate,
+                ["Falconet:Certificates:Default:KeyPath"] = key,
+                ["Falconet:EndpointDefaults:SslProtocols:0"] = "Tls13",
+            });
+            await host.StartAsync().WaitAsync(TestTimeouts.Operation);
+            FalconetServer server = host.Services.GetRequiredService<FalconetHostedService>().Server!;
+            server.BoundEndpoints.ShouldBeEmpty();
+            server.BoundHttpsEndpoints.Count.ShouldBe(2);
+            foreach (System.Net.IPEndPoint endpoint in server.BoundHttpsEndpoints)
+            {
+                using RawClient client = RawClient.ConnectTls(endpoint);
+                client.Tls!.SslProtocol.ShouldBe(System.Security.Authentication.SslProtocols.Tls13);
+                await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+                (await client.ReadResponseAsync()).BodyText.ShouldBe("hello from the generic host");
+            }
+
+            await host.StopAsync().WaitAsync(TestTimeouts.Operation);
+        }
+        finally
+        {
+            System.IO.Directory.Delete(folder, recursive: true);
+        }
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task The_server_logs_through_the_hosts_logger_factory()
     {
         var logs = new CapturingLoggerProvider();

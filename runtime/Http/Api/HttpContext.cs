@@ -1,6 +1,9 @@
+using System.IO;
 using System.Net;
 using System.Threading;
+using System.Threading.Tasks;
 using Falconet.Http.Http1;
+using Falconet.Server;
 
 namespace Falconet.Http;
 
@@ -40,7 +43,9 @@ public class HttpContext
 
     /// <summary>
     /// An object the application keeps with the connection across its requests (null at first): per-connection state
-    /// that must not be made again for every request, such as the ASP.NET Core integration's feature objects.
+    /// that must not be made again for every request, such as the ASP.NET Core integration's feature objects. When the
+    /// connection has closed, the server disposes it if it is <see cref="System.IAsyncDisposable"/> or
+    /// <see cref="System.IDisposable"/> (after the last request; a failure is logged as a connection error).
     /// </summary>
     public object? ConnectionState { get; set; }
 
@@ -74,4 +79,54 @@ public class HttpContext
     /// <see cref="Http2ErrorCode.Cancel"/>); HTTP/1.1 has no such signal and does what <see cref="Abort"/> does.
     /// </summary>
     public void Reset(int errorCode) => _connection.Reset(errorCode);
+
+    /// <summary>
+    /// The least rate the current request's body must arrive at while the server waits for it: the server's
+    /// <see cref="FalconetServerOptions.MinRequestBodyDataRate"/> unless the handler sets another; null turns it off for this
+    /// request (a long-lived streaming upload that may pause). Every request starts with the server's again.
+    /// </summary>
+    public MinDataRate? MinRequestBodyDataRate
+    {
+        get => _connection.MinRequestBodyDataRate;
+        set => _connection.MinRequestBodyDataRate = value;
+    }
+
+    /// <summary>
+    /// The least rate the client must read the current response at while a send waits for it: the server's
+    /// <see cref="FalconetServerOptions.MinResponseDataRate"/> unless the handler sets another; null turns it off for this
+    /// request. Every request starts with the server's again.
+    /// </summary>
+    public MinDataRate? MinResponseDataRate
+    {
+        get => _connection.MinResponseDataRate;
+        set => _connection.MinResponseDataRate = value;
+    }
+
+    /// <summary>
+    /// True when the client asks to switch the connection to another protocol (a WebSocket, say) and the handler can still
+    /// accept with <see cref="UpgradeAsync"/>. On HTTP/1.1: the request has an Upgrade header and the "upgrade" token in
+    /// Connection, no body, and the response has not started; never on HTTP/2. A handler that does not upgrade answers it as a
+    /// plain request.
+    /// </summary>
+    public bool CanUpgrade => _connection.CanUpgrade;
+
+    /// <summary>
+    /// Accepts the switch and returns the connection as an opaque duplex stream: on HTTP/1.1 the response head goes out at once
+    /// as 101 Switching Protocols with the headers the handler set (it must set Upgrade to the protocol chosen; Connection:
+    /// Upgrade is added), then reads return the client's bytes (those already received after the request head first) and
+    /// writes are sent at once. The server reads no more HTTP from the connection, and closes it once the handler returns;
+    /// keep the handler running while the stream is in use. A read returns 0 when the client closed its side or a stopping
+    /// server aborted the connection after its shutdown timeout; cancelling a pending read or write aborts the connection.
+    /// Writes that wait for the client are held to the minimum response data rate; reads have no minimum.
+    /// </summary>
+    /// <exception cref="System.InvalidOperationException"><see cref="CanUpgrade"/> is false, or the response has no Upgrade header.</exception>
+    public ValueTask<Stream> UpgradeAsync(CancellationToken cancellationToken = default)
+        => _connection.UpgradeAsync(cancellationToken);
+
+    /// <summary>
+    /// Reports that the handler failed after its response started, for a framework that logs the failure itself (the
+    /// ASP.NET Core integration): once the handler returns, the response ends as when a handler throws then, what it wrote
+    /// sent and the connection closed without the response's end.
+    /// </summary>
+    internal void FailStartedResponse() => _connection.FailStartedResponse();
 }

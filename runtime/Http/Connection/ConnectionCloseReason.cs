@@ -38,6 +38,9 @@ internal enum ConnectionCloseReason : byte
 
     /// <summary>The server stopped and aborted what was still running after its shutdown timeout.</summary>
     ShutdownTimeout,
+
+    /// <summary>The connection had switched protocols (101) and its handler returned.</summary>
+    UpgradeEnded,
 }
 
 /// <summary>The stable names of <see cref="ConnectionCloseReason"/> values, as logged and as the metric's reason tag.</summary>
@@ -56,6 +59,7 @@ internal static class ConnectionCloseReasons
         ConnectionCloseReason.ApplicationAbort => "application_abort",
         ConnectionCloseReason.ServerStopping => "server_stopping",
         ConnectionCloseReason.ShutdownTimeout => "shutdown_timeout",
+        ConnectionCloseReason.UpgradeEnded => "upgrade_ended",
         _ => "none",
     };
 }

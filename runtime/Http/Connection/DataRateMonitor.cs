@@ -28,8 +28,14 @@ internal sealed class DataRateMonitor
     private const long NotWaiting = long.MinValue;
 
     private readonly TimeProvider _clock;
-    private readonly DataRateLimit _body;
-    private readonly DataRateLimit _response;
+    private readonly DataRateLimit _serverBody;
+    private readonly DataRateLimit _serverResponse;
+
+    // The server's limits, or those the current request set (HttpContext.MinRequestBodyDataRate). The heartbeat reads the
+    // body limit only while a body receive waits; a request that changes it during such a wait may have one check made
+    // against a mix of the two, and the next check is right.
+    private DataRateLimit _body;
+    private DataRateLimit _response;
 
     private long _bodyWaitingSince = NotWaiting;
     private long _bodyWaited;
@@ -44,8 +50,22 @@ internal sealed class DataRateMonitor
     public DataRateMonitor(TimeProvider clock, DataRateLimit minRequestBodyRate, DataRateLimit minResponseRate)
     {
         _clock = clock;
-        _body = minRequestBodyRate;
-        _response = minResponseRate;
+        _body = _serverBody = minRequestBodyRate;
+        _response = _serverResponse = minResponseRate;
+    }
+
+    /// <summary>Limits of the current request instead of the server's, until <see cref="RestoreServerLimits"/>.</summary>
+    public void SetLimits(DataRateLimit requestBody, DataRateLimit response)
+    {
+        _body = requestBody;
+        _response = response;
+    }
+
+    /// <summary>The server's limits again (a new request starts).</summary>
+    public void RestoreServerLimits()
+    {
+        _body = _serverBody;
+        _response = _serverResponse;
     }
 
     /// <summary>The rate the client fell below (set once, by the heartbeat), or <see cref="ConnectionCloseReason.None"/>.</summary>

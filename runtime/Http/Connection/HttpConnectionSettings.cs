@@ -1,6 +1,7 @@
 using System;
 using System.Threading;
 using Falconet.Http.Http1;
+using Falconet.Server;
 using Microsoft.Extensions.Logging;
 
 namespace Falconet.Http;
@@ -61,6 +62,12 @@ internal sealed class HttpConnectionSettings
 
     /// <summary>The least rate a client must read the response at while a send waits for it (default: none).</summary>
     public DataRateLimit MinResponseDataRate { get; init; }
+
+    /// <summary>The server's option <see cref="MinRequestBodyDataRate"/> was made from, as a request reads it back.</summary>
+    public MinDataRate? MinRequestBodyRate { get; init; }
+
+    /// <summary>The server's option <see cref="MinResponseDataRate"/> was made from, as a request reads it back.</summary>
+    public MinDataRate? MinResponseRate { get; init; }
 
     /// <summary>
     /// How long, in timestamp ticks, a connection idle when the server stops may stay open for a request its client may be

@@ -16,7 +16,7 @@ internal static partial class HttpLog
     [LoggerMessage(EventId = 3, Level = LogLevel.Debug, Message = "Connection {ConnectionId}: closed after an I/O error")]
     public static partial void ConnectionError(ILogger logger, long connectionId, Exception exception);
 
-    [LoggerMessage(EventId = 4, Level = LogLevel.Warning, Message = "Connection {ConnectionId}: the response had started when the application failed; the connection is aborted")]
+    [LoggerMessage(EventId = 4, Level = LogLevel.Warning, Message = "Connection {ConnectionId}: the response had started when the request failed; what it wrote is sent, then the connection closes without its end")]
     public static partial void AbortedAfterStart(ILogger logger, long connectionId);
 
     [LoggerMessage(EventId = 5, Level = LogLevel.Debug, Message = "Connection {ConnectionId}: the request head did not arrive within the request-headers timeout, responding 408")]

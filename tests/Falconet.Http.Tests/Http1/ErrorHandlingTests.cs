@@ -46,8 +46,36 @@ public class ErrorHandlingTests : ServerTests
         (await client.ReadResponseAsync()).StatusCode.ShouldBe(500);
     }
 
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task An_exception_after_the_response_started_sends_what_was_written_then_closes_without_the_last_chunk(bool asynchronous)
+    {
+        // Synchronously, the flush is held for the connection's send: it must still go out before the close.
+        await using TestServer host = await StartServerAsync(async context =>
+        {
+            context.Response.Write("started"u8);
+            await context.Response.FlushAsync();
+            if (asynchronous)
+            {
+                await Task.Yield();
+            }
+
+            throw new InvalidOperationException("too late");
+        });
+        using RawClient client = host.Connect();
+        await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+        RawResponse head = await client.ReadHeadAsync();
+        head.StatusCode.ShouldBe(200);
+        head.Chunked.ShouldBeTrue();
+        (await client.ReadChunkAsync()).ShouldBe("started"u8.ToArray());
+
+        // Then the end of the stream, where the last chunk would have been: the client knows the response is cut short.
+        (await client.ReceiveEndAsync()).ShouldBe(0);
+    }
+
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
-    public async Task Exception_after_the_response_started_aborts_the_connection()
+    public async Task An_exception_after_an_HTTP_1_0_response_started_resets_since_a_close_would_look_complete()
     {
         await using TestServer host = await StartServerAsync(async context =>
         {
@@ -56,8 +84,15 @@ public class ErrorHandlingTests : ServerTests
             throw new InvalidOperationException("too late");
         });
         using RawClient client = host.Connect();
-        await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
-        await Should.ThrowAsync<Exception>(async () => await client.ReadResponseAsync());
+        await client.SendAsync("GET / HTTP/1.0\r\n\r\n");
+
+        // Never a clean end of the stream, which would make the body read as complete.
+        await Should.ThrowAsync<System.Net.Sockets.SocketException>(async () =>
+        {
+            while (await client.ReceiveEndAsync() > 0)
+            {
+            }
+        });
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]

@@ -151,7 +151,7 @@ public class RequestBodyTests : ServerTests
         await client.SendAsync("POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 100\r\n\r\nonly part");
         client.Socket.Shutdown(SocketShutdown.Send);
 
-        // The response had started, so the connection is aborted: read what came until it ends.
+        // The response had started, so the connection closes without its end: read what came until it ends.
         byte[] sink = new byte[4096];
         try
         {

@@ -288,4 +288,38 @@ public sealed class ConnectionLifecycleTests
             property.GetValue(copy).ShouldBe(property.GetValue(limits), $"HttpLimits.{property.Name} is not copied at start");
         }
     }
+
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData(TransportKind.Sockets)]
+    [InlineData(TransportKind.Libuv)]
+    public async Task The_connection_state_is_disposed_once_when_the_connection_closes(TransportKind kind)
+    {
+        var disposed = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
+        int disposals = 0;
+        await using TestServer host = await TestServer.StartAsync(context =>
+        {
+            context.ConnectionState ??= new DisposableState(() => disposed.TrySetResult(Interlocked.Increment(ref disposals)));
+            context.Response.Write("ok"u8);
+            return default;
+        }, options => options.Transport = kind);
+
+        using (RawClient client = host.Connect())
+        {
+            await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\nGET / HTTP/1.1\r\nHost: test\r\n\r\n");
+            (await client.ReadResponseAsync()).BodyText.ShouldBe("ok");
+            (await client.ReadResponseAsync()).BodyText.ShouldBe("ok");
+            disposed.Task.IsCompleted.ShouldBeFalse();
+        }
+
+        (await disposed.Task.WaitAsync(TestTimeouts.Operation)).ShouldBe(1);
+    }
+
+    private sealed class DisposableState(Action onDispose) : IAsyncDisposable
+    {
+        public ValueTask DisposeAsync()
+        {
+            onDispose();
+            return default;
+        }
+    }
 }

@@ -1,4 +1,5 @@
 using System;
+using System.IO;
 using System.Linq;
 using System.Net.Sockets;
 using System.Text;
@@ -41,10 +42,10 @@ public class DataRateTests : ServerTests
             {
                 await client.SendAsync(new byte[10]);
             }
-            catch (SocketException)
+            catch (Exception exception) when (exception is SocketException or IOException)
             {
                 // The server answered and closed before this loop saw the answer (its lingering close ends on the same
-                // clock): the answer is read below.
+                // clock): the answer is read below. Over TLS the socket's error comes wrapped in an IOException.
                 break;
             }
 
@@ -119,6 +120,46 @@ public class DataRateTests : ServerTests
         response.StatusCode.ShouldBe(200);
         response.BodyText.ShouldBe($"{body.Length} {BodyHashing.Sha256Hex(body)}");
         ClosedFor(logs, "min_request_body_data_rate").ShouldBeFalse();
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_request_that_turns_the_body_rate_off_may_trickle_and_the_next_request_has_the_servers_rate_again()
+    {
+        var clock = new ManualTimeProvider();
+        var logs = new RecordingLoggerFactory();
+        MinDataRate serverRate = new(100, TimeSpan.FromSeconds(2));
+        MinDataRate? seenByNext = null;
+        await using TestServer host = await StartAsync(clock, logs, async context =>
+        {
+            if (context.Request.Path == "/patient")
+            {
+                context.MinRequestBodyDataRate.ShouldBeSameAs(serverRate);
+                context.MinRequestBodyDataRate = null;
+            }
+            else
+            {
+                seenByNext = context.MinRequestBodyDataRate;
+            }
+
+            await BodyHashing.EchoHashWithReader(context);
+        }, body: serverRate);
+        using RawClient client = host.Connect();
+
+        // 10 bytes a second for 15 seconds, far below the server's 100 B/s: this request turned the rate off.
+        await client.SendAsync("POST /patient HTTP/1.1\r\nHost: test\r\nContent-Length: 150\r\n\r\n");
+        for (int i = 0; i < 15; i++)
+        {
+            await client.SendAsync(new byte[10]);
+            await Task.Delay(20);
+            clock.Advance(Step);
+        }
+
+        (await client.ReadResponseAsync()).StatusCode.ShouldBe(200);
+
+        // The next request of the connection is held to the server's rate again.
+        RawResponse next = await TrickleBodyAsync(client, clock);
+        next.StatusCode.ShouldBe(408);
+        seenByNext.ShouldBeSameAs(serverRate);
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]

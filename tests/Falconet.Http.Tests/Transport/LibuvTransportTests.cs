@@ -109,7 +109,9 @@ public sealed class LibuvTransportTests : LoopTransportTests
         options.Endpoints.Add((IPEndPoint)taken.LocalEndPoint!);
         await using var server = new FalconetServer(options, Hello);
 
-        LibuvException error = await Should.ThrowAsync<LibuvException>(() => server.StartAsync());
+        System.IO.IOException failure = await Should.ThrowAsync<System.IO.IOException>(() => server.StartAsync());
+        failure.Message.ShouldStartWith($"Falconet cannot bind http://{taken.LocalEndPoint}: ");
+        LibuvException error = failure.InnerException.ShouldBeOfType<LibuvException>();
         error.ErrorName.ShouldBe("EADDRINUSE");
 
         // libuv reports a bind conflict from uv_tcp_bind or, deferred, from uv_listen; the message names the call either way.

@@ -8,6 +8,24 @@ namespace Falconet.Http.Http1;
 // server-initiated close.
 internal sealed partial class HttpConnection
 {
+    /// <summary>
+    /// The connection has closed: the application's per-connection state (<see cref="HttpContext.ConnectionState"/>) is
+    /// disposed when it is disposable, so it learns that the connection ended.
+    /// </summary>
+    private ValueTask DisposeConnectionStateAsync()
+    {
+        switch (_context.ConnectionState)
+        {
+            case IAsyncDisposable asyncDisposable:
+                return asyncDisposable.DisposeAsync();
+            case IDisposable disposable:
+                disposable.Dispose();
+                break;
+        }
+
+        return default;
+    }
+
     /// <summary>The application asked for the connection to be reset after its handler returns.</summary>
     public void RequestAbort()
     {
@@ -22,7 +40,7 @@ internal sealed partial class HttpConnection
         if (Volatile.Read(ref _http2) is { } http2)
         {
             http2.Abort();
-            _abortRequested = true;
+            Signal(Http1ConnectionSignals.AbortRequested);
             return;
         }
 
@@ -101,6 +119,11 @@ internal sealed partial class HttpConnection
     /// <summary>Why a request that was handled does not keep the connection, when nothing said so earlier.</summary>
     private ConnectionCloseReason ReasonToClose()
     {
+        if (_upgraded)
+        {
+            return ConnectionCloseReason.UpgradeEnded;
+        }
+
         if (_body.Truncated)
         {
             // The client closed in the middle of its body.

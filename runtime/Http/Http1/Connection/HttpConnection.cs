@@ -125,7 +125,10 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
             if (_http2 is { } http2)
             {
                 await http2.ServeAsync(_input.GetSequence()).ConfigureAwait(false);
-                _abortRequested |= http2.AbortRequested;
+                if (http2.AbortRequested)
+                {
+                    Signal(Http1ConnectionSignals.AbortRequested);
+                }
             }
 
             // After a stop, a receive's 0 is not the peer's close: the client may still be sending.
@@ -163,6 +166,7 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
         {
             await _transport.DisposeAsync().ConfigureAwait(false);
             await _input.AbandonWatchAsync().ConfigureAwait(false);
+            await DisposeConnectionStateAsync().ConfigureAwait(false);
         }
         catch (Exception exception)
         {
@@ -207,7 +211,8 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
                 {
                     // RFC 9113 section 3.3: a client with prior knowledge opens with the HTTP/2 preface, whose first line reads
                     // as a request line of version 2.0. Found only where HTTP/1.1 refuses it, so HTTP/1.1 pays nothing for it.
-                    _headDeadlineArmed = false;
+                    // The HTTP/2 connection keeps its own deadlines from here.
+                    _status = Http1ConnectionStatus.HandlingRequest;
                     _deadline.TrySet(ConnectionDeadline.None);
                     Volatile.Write(ref _http2, new Http2.Http2Connection(_transport, _settings, this));
                     return;
@@ -548,6 +553,7 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
         _requestKeepAlive = WantsKeepAlive(http10) && !_settings.Shutdown.IsCancellationRequested;
         bool expectContinue = !http10 && bodyKind != RequestBodyKind.None
             && HttpConnectionTokens.ContainsContinue(_requestHeaders.Expect);
+        RestoreDataRates();
         _body.Reset(bodyKind, contentLength, expectContinue);
         _response.Reset(isHead, http10, _requestKeepAlive);
         _response.AllowSynchronousWrites = _settings.AllowSynchronousWrites;
@@ -557,7 +563,7 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
     /// <summary>Completes the response after the handler returned or failed; true when the connection stays open.</summary>
     private bool EndRequest(Exception? failure)
     {
-        if (failure is null)
+        if (failure is null && !_startedResponseFailed)
         {
             try
             {
@@ -580,9 +586,9 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
             }
         }
 
-        if (failure is not null && !TryRespondToFailure(failure))
+        if (_startedResponseFailed || (failure is not null && !TryRespondToFailure(failure)))
         {
-            Signal(Http1ConnectionSignals.AbortRequested);
+            EndFailedResponse();
             return false;
         }
 

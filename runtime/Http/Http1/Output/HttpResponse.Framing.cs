@@ -11,6 +11,7 @@ public partial class HttpResponse
     private static readonly StringValues s_chunked = new("chunked");
     private static readonly StringValues s_close = new("close");
     private static readonly StringValues s_keepAlive = new("keep-alive");
+    private static readonly StringValues s_upgrade = new("Upgrade");
 
     // A buffered body up to this size is written with the head (one copy); a larger one follows it.
     private const int MaxBodyWithHead = 1024;
@@ -37,6 +38,23 @@ public partial class HttpResponse
         _http2Ending = false;
         _trailers?.Clear();
     }
+
+    /// <summary>
+    /// Writes the head of a 101 Switching Protocols with the headers the handler set and "Connection: Upgrade", and ends the
+    /// response: the connection then carries the new protocol, and closes when the handler returns.
+    /// </summary>
+    internal void StartSwitchingProtocols()
+    {
+        ThrowIfStarted();
+        _statusCode = 101;
+        Headers.Connection = s_upgrade;
+        Start(final: true);
+        _state = ResponseState.Completed;
+        KeepAlive = false;
+    }
+
+    /// <summary>True when the body is delimited by closing the connection (HTTP/1.0 without Content-Length).</summary>
+    internal bool IsCloseDelimited => _framing == ResponseFraming.CloseDelimited;
 
     /// <summary>
     /// Finishes the response after the handler returned: sets Content-Length from the buffered body when the
@@ -215,6 +233,12 @@ public partial class HttpResponse
                 framing = ResponseFraming.CloseDelimited;
                 KeepAlive = false;
             }
+        }
+
+        // A 101 keeps its "Connection: Upgrade": the connection goes on, in the new protocol, even while the server stops.
+        if (_statusCode == 101)
+        {
+            return framing;
         }
 
         // A response that starts while the server stops says that the connection closes after it.
