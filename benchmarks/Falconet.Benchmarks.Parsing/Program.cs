@@ -3,7 +3,9 @@ using BenchmarkDotNet.Running;
 
 namespace Falconet.Benchmarks.Parsing;
 
-/// <summary>Entry point: BenchmarkDotNet arguments (e.g. <c>--filter '*' --job short</c>), <c>--interleaved</c> for the min-of-rounds comparisons, or
+/// <summary>Entry point: BenchmarkDotNet arguments (e.g. <c>--filter '*' --job short</c>), <c>--interleaved</c> for the min-of-rounds comparisons,
+/// <c>--hpack</c> for the HPACK decoders in alternating rounds, <c>--hpack-count VARIANT REQUEST N</c> to run one of them N times after a
+/// warm-up (for instruction counts under callgrind: the difference between N and 0 runs), or
 /// <c>--loop VARIANT REQUEST SEGMENTS SECONDS</c> to run one parser comparison method alone (for perf).</summary>
 public static class Program
 {
@@ -13,6 +15,18 @@ public static class Program
         if (args is ["--interleaved"])
         {
             InterleavedScanComparison.Run();
+            return;
+        }
+
+        if (args is ["--hpack"])
+        {
+            HPackInterleaved.Run();
+            return;
+        }
+
+        if (args is ["--hpack-count", string hpackVariant, string hpackRequest, string operations])
+        {
+            HPackInterleaved.Count(hpackVariant, hpackRequest, int.Parse(operations, CultureInfo.InvariantCulture));
             return;
         }
 

@@ -177,85 +177,31 @@ public class ConnectionLoopBenchmarks
     /// the next batch once the responses arrived), and then closes. A receive waits until <see cref="CompleteReceive"/>
     /// delivers the next batch (or the close); every send completes at once.
     /// </summary>
-    private sealed class BatchConnection(SlabMemoryPool pool, byte[] batch, int batches) : TransportConnection, IValueTaskSource<int>
+    private sealed class BatchConnection(SlabMemoryPool pool, byte[] batch, int batches) : InMemoryConnection(pool)
     {
-        private static readonly IPEndPoint s_endPoint = new(IPAddress.Loopback, 0);
-        private ManualResetValueTaskSourceCore<int> _receive;
-        private Memory<byte> _buffer;
-        private bool _pending;
         private int _remainingBatches = batches;
         private int _offset;
 
-        public long SentBytes { get; private set; }
-
-        public override EndPoint? LocalEndPoint => s_endPoint;
-
-        public override EndPoint? RemoteEndPoint => s_endPoint;
-
-        public override SlabMemoryPool Pool => pool;
-
-        public override ValueTask<int> ReceiveAsync(Memory<byte> buffer, CancellationToken ct = default)
+        /// <summary>The next batch, or what fits of it, or 0 once every batch was sent.</summary>
+        protected override int Fill(Span<byte> buffer)
         {
-            if (_pending)
+            if (_remainingBatches == 0)
             {
-                throw new InvalidOperationException("A receive is already pending.");
+                return 0;
             }
 
-            _buffer = buffer;
-            _pending = true;
-            _receive.Reset();
-            return new ValueTask<int>(this, _receive.Version);
-        }
-
-        /// <summary>Completes the pending receive with the next batch, or what fits of it, or 0 once every batch was sent.</summary>
-        public void CompleteReceive()
-        {
-            if (!_pending)
+            int count = Math.Min(batch.Length - _offset, buffer.Length);
+            batch.AsSpan(_offset, count).CopyTo(buffer);
+            _offset += count;
+            if (_offset == batch.Length)
             {
-                throw new InvalidOperationException("The connection waited for something other than a receive.");
+                _offset = 0;
+                _remainingBatches--;
             }
 
-            int count = 0;
-            if (_remainingBatches > 0)
-            {
-                count = Math.Min(batch.Length - _offset, _buffer.Length);
-                batch.AsSpan(_offset, count).CopyTo(_buffer.Span);
-                _offset += count;
-                if (_offset == batch.Length)
-                {
-                    _offset = 0;
-                    _remainingBatches--;
-                }
-            }
-
-            _pending = false;
-            _buffer = default;
-            _receive.SetResult(count);
+            return count;
         }
 
-        public override ValueTask SendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct = default)
-        {
-            SentBytes += buffers.Length;
-            return default;
-        }
-
-        public override void Schedule(IThreadPoolWorkItem workItem) => workItem.Execute();
-
-        public override void StopReceiving() => _remainingBatches = 0;
-
-        public override void ShutdownSend()
-        {
-        }
-
-        public override void Abort() => _remainingBatches = 0;
-
-        public override ValueTask DisposeAsync() => default;
-
-        public int GetResult(short token) => _receive.GetResult(token);
-
-        public ValueTaskSourceStatus GetStatus(short token) => _receive.GetStatus(token);
-
-        public void OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags)
-            => _receive.OnCompleted(continuation, state, token, flags);
+        protected override void End() => _remainingBatches = 0;
     }
 }

@@ -6,7 +6,8 @@ namespace Falconet.Benchmarks;
 /// Entry point: BenchmarkDotNet arguments (e.g. <c>--filter '*' --job short</c>), <c>--interleaved</c> for the
 /// alternating-rounds cycle check, <c>--tls-records</c> for the TLS record-size comparison, or <c>--dispatch</c> to run the three matcher dispatches of
 /// <see cref="HeaderSetDispatchBenchmarks"/> (with <c>DOTNET_TieredCompilation=0 DOTNET_JitDisasm='TryParseHeaders OnHeader'</c>
-/// it prints the optimized code each one gets).
+/// it prints the optimized code each one gets), or <c>--http2-loop STREAMS SECONDS</c> / <c>--http2-loop-count STREAMS WARMUP MEASURED</c>
+/// for the in-memory HTTP/2 connection (<see cref="Http2ConnectionLoopBenchmarks"/>).
 /// </summary>
 public static class Program
 {
@@ -22,6 +23,20 @@ public static class Program
         if (args is ["--tls-records"])
         {
             TlsRecordSizeComparison.Run();
+            return;
+        }
+
+        if (args is ["--http2-loop", string loopStreams, string loopSeconds])
+        {
+            Http2ConnectionLoopBenchmarks.RunRounds(int.Parse(loopStreams, System.Globalization.CultureInfo.InvariantCulture),
+                double.Parse(loopSeconds, System.Globalization.CultureInfo.InvariantCulture));
+            return;
+        }
+
+        if (args is ["--http2-loop-count", string countStreams, string loopWarmUp, string loopMeasured])
+        {
+            Http2ConnectionLoopBenchmarks.RunCounted(int.Parse(countStreams, System.Globalization.CultureInfo.InvariantCulture),
+                int.Parse(loopWarmUp, System.Globalization.CultureInfo.InvariantCulture), int.Parse(loopMeasured, System.Globalization.CultureInfo.InvariantCulture));
             return;
         }
 

@@ -88,7 +88,7 @@ RECORD = {
                        cells=[("plaintext1", [64]), ("plaintext16", [64]), ("json1", [64]), ("json16", [64]),
                               ("https-plaintext1", [64]), ("https-json16", [64]),
                               ("h2-plaintext-m1", [64]), ("h2-json-m16", [64])]),
-    "h2": dict(servers=["kestrel-app", "kestrel-app-inline", "nginx"],
+    "h2": dict(servers=["falconet-libuv", "falconet-sockets", "kestrel-app", "kestrel-app-inline", "nginx", "falconet-iouring"],
                cells=[("h2-plaintext-m1", [64]), ("h2-plaintext-m16", [64]), ("h2-json-m1", [64]), ("h2-json-m16", [64])]),
 }
 # Measured on request (--sections variants), not in a publish run by default: Falconet's transport and scheduling

@@ -101,6 +101,8 @@ def falconet(*arguments, environment=None):
             argv += ["--io-threads", str(launch.loops)]
         if launch.https_port:
             argv += ["--https-port", str(launch.https_port), "--https-cert", str(launch.certificate), "--https-key", str(launch.key)]
+        if launch.h2c_port:
+            argv += ["--h2c-port", str(launch.h2c_port)]
         return argv, dict(environment or {}), ROOT
     return command
 
@@ -122,14 +124,12 @@ for name, label, arguments, environment, description, mode in [
     ("falconet-sockets-inline-iothreads", "Falconet (sockets, inline, I/O threads)", ["--transport", "sockets", "--scheduling", "iothreads"], INLINE,
      "both of the above", "inline"),
 ]:
-    add(name, label, "falconet", description, {"http1", "https"}, falconet(*arguments, environment=environment),
+    add(name, label, "falconet", description, {"http1", "https", "h2c"}, falconet(*arguments, environment=environment),
         SAMPLE_NEEDS, stats=True, mode=mode)
 
 # The io_uring transport: listed now, skipped until the sample offers it.
 add("falconet-iouring", "Falconet (io_uring)", "falconet", "samples/Plaintext with the io_uring transport",
     {"http1", "https"}, falconet("--transport", "iouring"), _sample_supports("iouring"), stats=True, mode="inline")
-# Falconet over HTTP/2 goes here when the sample serves it: one add() with {"h2c"} and its flag, e.g.
-# add("falconet-libuv-h2", ..., {"h2c"}, falconet("--transport", "libuv", "--h2c-port", ...), _sample_supports("h2c")).
 
 
 # ---- Kestrel: TechEmpower's entry (PlatformBenchmarks) and the app-level peer ------------------------------------

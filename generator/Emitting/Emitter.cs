@@ -23,7 +23,7 @@ internal static class Emitter
             return new[] { Render("HeaderSet.g.cs", TemplateRenderer.HeaderSet, CreateHeaderSetView(plan, file)) };
         }
 
-        return new[]
+        var files = new List<EmittedFile>
         {
             Render("KnownMethods.g.cs", TemplateRenderer.KnownMethods, CreateMethodsView(plan, file)),
             Render("KnownVersions.g.cs", TemplateRenderer.KnownVersions, CreateVersionsView(plan, file)),
@@ -32,9 +32,16 @@ internal static class Emitter
             Render("ResponseHeaders.g.cs", TemplateRenderer.Headers, CreateHeadersView(plan.Response, file, "global::Falconet.Http.ResponseHeaderCollection",
                 "Response headers of one HTTP/1.1 response: a typed property per known header of the schema.", parsed: false)),
         };
+        if (plan.HPack is { } hpack)
+        {
+            files.Add(Render("HPackStaticTable.g.cs", TemplateRenderer.HPackStaticTable, HPackEmitter.CreateStaticTableView(hpack, file)));
+            files.Add(Render("HPackHuffman.g.cs", TemplateRenderer.HPackHuffman, HPackEmitter.CreateHuffmanView(hpack, file)));
+        }
+
+        return files;
     }
 
-    private static EmittedFile Render(string hintName, HandlebarsDotNet.HandlebarsTemplate<object, object> template, object view)
+    internal static EmittedFile Render(string hintName, HandlebarsDotNet.HandlebarsTemplate<object, object> template, object view)
     {
         string text = template(view).Replace("\r\n", "\n");
         return new EmittedFile(hintName, text.TrimEnd('\n') + "\n");
@@ -170,8 +177,10 @@ internal static class Emitter
                 continue;
             }
 
-            view.NameLines.Add(CSharpText.StringLiteral(header.Name) + ",");
-            view.KnownValueLines.Add(KnownHeader(header));
+            // The bit index on every line: a header inserted before others shows in the diff as the lines whose index moved.
+            string index = " // bit " + CSharpText.Int(header.BitIndex);
+            view.NameLines.Add(CSharpText.StringLiteral(header.Name) + "," + index);
+            view.KnownValueLines.Add(KnownHeader(header) + index);
         }
 
         return view;

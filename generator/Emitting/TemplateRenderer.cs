@@ -13,6 +13,8 @@ internal static class TemplateRenderer
     public static readonly HandlebarsTemplate<object, object> KnownVersions = Compile("KnownVersions");
     public static readonly HandlebarsTemplate<object, object> Headers = Compile("Headers");
     public static readonly HandlebarsTemplate<object, object> HeaderSet = Compile("HeaderSet");
+    public static readonly HandlebarsTemplate<object, object> HPackStaticTable = Compile("HPackStaticTable");
+    public static readonly HandlebarsTemplate<object, object> HPackHuffman = Compile("HPackHuffman");
 
     private static IHandlebars CreateEngine()
     {

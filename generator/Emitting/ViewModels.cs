@@ -134,3 +134,41 @@ internal sealed class MatchView
     public string Name { get; set; } = string.Empty;
     public List<string> Lines { get; } = new();
 }
+
+/// <summary>Data of HPackStaticTable.g.cs: one formatted line per table entry, response header and status.</summary>
+internal sealed class HPackStaticTableView
+{
+    public FileView File { get; set; } = new();
+    public string Namespace { get; set; } = string.Empty;
+    public string Count { get; set; } = string.Empty;
+    public string StatusNameIndex { get; set; } = string.Empty;
+    public string ContentLengthIndex { get; set; } = string.Empty;
+    public List<string> RequestSlotLines { get; } = new();
+    public List<string> NameLines { get; } = new();
+    public List<string> ValueLines { get; } = new();
+    public List<string> ResponseNameLines { get; } = new();
+    public List<string> StatusLines { get; } = new();
+    public List<ResponseValueCaseView> ResponseValueCases { get; } = new();
+    public bool HasResponseValues => ResponseValueCases.Count > 0;
+}
+
+/// <summary>The response header values of one bit index that are whole static table entries.</summary>
+internal sealed class ResponseValueCaseView
+{
+    public string BitIndex { get; set; } = string.Empty;
+    public string Name { get; set; } = string.Empty;
+    public List<string> Lines { get; } = new();
+}
+
+/// <summary>Data of HPackHuffman.g.cs: the encoder's codes and the decoder's window table and long-code tree, a line per entry.</summary>
+internal sealed class HPackHuffmanView
+{
+    public FileView File { get; set; } = new();
+    public string Namespace { get; set; } = string.Empty;
+    public string PeekBits { get; set; } = string.Empty;
+    public string WindowCount { get; set; } = string.Empty;
+    public string TreeNodeCount { get; set; } = string.Empty;
+    public List<string> CodeLines { get; } = new();
+    public List<string> WindowLines { get; } = new();
+    public List<string> TreeLines { get; } = new();
+}

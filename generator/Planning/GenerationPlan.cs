@@ -24,7 +24,8 @@ internal sealed record GenerationPlan(
     EquatableArray<VersionPlan> Versions,
     HeaderSetPlan Request,
     HeaderSetPlan Response,
-    int UserFiles);
+    int UserFiles,
+    HPackPlan? HPack = null);
 
 /// <summary>Builds the <see cref="GenerationPlan"/> of an effective schema.</summary>
 internal static class GenerationPlanner
@@ -43,15 +44,22 @@ internal static class GenerationPlanner
             versions.Add(MethodPlanner.PlanVersion(version));
         }
 
+        HeaderSetPlan request = HeaderPlanner.Plan("RequestHeaders", model.RequestHeaders);
+        HeaderSetPlan response = HeaderPlanner.Plan("ResponseHeaders", model.ResponseHeaders);
+
+        // The HPACK tables go into the runtime only: an app's header set keeps the default schema's bit indexes, so the
+        // runtime's static index -> slot table holds for it, and its own headers are matched by name.
+        HPackPlan? hpack = options.Runtime && model.HPack is not null ? HPackPlanner.Plan(model.HPack, request, response) : null;
         return new GenerationPlan(
             options,
             generatorVersion,
             Hash(model),
             EquatableArray.From(methods),
             EquatableArray.From(versions),
-            HeaderPlanner.Plan("RequestHeaders", model.RequestHeaders),
-            HeaderPlanner.Plan("ResponseHeaders", model.ResponseHeaders),
-            model.UserFiles);
+            request,
+            response,
+            model.UserFiles,
+            hpack);
     }
 
     /// <summary>The first 8 bytes, as lower-case hex, of the SHA-256 of a canonical text of the effective schema.</summary>
@@ -72,6 +80,20 @@ internal static class GenerationPlanner
 
         AppendHeaders(text, "requestHeaders", model.RequestHeaders);
         AppendHeaders(text, "responseHeaders", model.ResponseHeaders);
+        if (model.HPack is not null)
+        {
+            text.Append("hpack\n");
+            foreach (HPackStaticEntry entry in model.HPack.StaticTable)
+            {
+                text.Append(entry.Name).Append('\u001F').Append(entry.Value).Append('\n');
+            }
+
+            foreach (HuffmanCode code in model.HPack.Huffman)
+            {
+                text.Append(code.Code.ToString("x", System.Globalization.CultureInfo.InvariantCulture)).Append('/').Append(code.Bits.ToString(System.Globalization.CultureInfo.InvariantCulture)).Append('\n');
+            }
+        }
+
         byte[] hash;
         using (SHA256 sha = SHA256.Create())
         {

@@ -10,14 +10,15 @@ internal static class MemberNames
     /// <summary>
     /// Members a header's typed property must not take: the accessible members of the runtime's collection classes it
     /// derives from or extends (HeaderCollection, RequestHeaderCollection, ResponseHeaderCollection), of object, and the
-    /// static members and type names of the generated collections. Private members of the runtime need no entry.
+    /// static members and type names of the generated collections. Private members of the runtime need no entry; its
+    /// internal ones do, since the runtime's own generated collections are compiled beside them.
     /// </summary>
     public static readonly ImmutableHashSet<string> ReservedHeaderMembers = ImmutableHashSet.Create(
         StringComparer.Ordinal,
         "Add", "Append", "Clear", "Contains", "ContainsKey", "ContentLength", "CopyTo", "Count", "Enumerator",
         "Equals", "Finalize", "GetEnumerator", "GetHashCode", "GetKnown", "GetType", "IndexOf", "IsReadOnly", "Item",
-        "Keys", "MemberwiseClone", "Remove", "RequestHeaders", "ResponseHeaders", "SetKnown", "Table", "ToString",
-        "TryAppend", "TryAppendMatched", "TryGetValue", "Values");
+        "Keys", "KnownHeaderTable", "KnownValue", "MemberwiseClone", "PresentBits", "Remove", "RequestHeaders", "ResponseHeaders",
+        "SetKnown", "Table", "ToString", "TryAppend", "TryAppendMatched", "TryGetValue", "UnknownHeaders", "Values");
 
     /// <summary>Members of the generated method enum that a method must not take.</summary>
     public static readonly ImmutableHashSet<string> ReservedMethodMembers = ImmutableHashSet.Create(StringComparer.Ordinal, "None", "Custom");

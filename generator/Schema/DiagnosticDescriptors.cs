@@ -79,6 +79,26 @@ internal static class DiagnosticDescriptors
         "FALC018", "Falconet runtime not referenced", "'{0}' is not used: an app's header set is generated for the Falconet server, and this project does not reference the Falconet package",
         "Add a PackageReference to Falconet next to Falconet.Generator.");
 
+    public static readonly DiagnosticDescriptor HPackInUserFile = Create(
+        "FALC019", "HPACK tables belong to the Falconet runtime", "'hpack' cannot be set in '{0}': the HPACK static table and Huffman code are fixed by RFC 7541 and come from the default schema",
+        "Remove the 'hpack' property from the app's *.headers.json. HTTP/2 requests reach the app's headers through the same slots as HTTP/1.1 ones; nothing needs configuring.");
+
+    public static readonly DiagnosticDescriptor HPackStaticTableInvalid = Create(
+        "FALC020", "Invalid HPACK static table", "The HPACK static table {0}",
+        "The default schema's hpack.staticTable lists the 61 entries of RFC 7541 Appendix A in order, each with its index, a name and, for some, a value.");
+
+    public static readonly DiagnosticDescriptor HPackStaticNameInvalid = Create(
+        "FALC021", "HPACK static table name is not a lower-case field name", "HPACK static table name '{0}' {1}",
+        "HTTP/2 field names are lower case (RFC 9113 section 8.2.1): a token of lower-case letters, digits and !#$%&'*+-.^_`|~, or a colon and such a token for a pseudo-header.");
+
+    public static readonly DiagnosticDescriptor HuffmanTableInvalid = Create(
+        "FALC022", "Invalid HPACK Huffman code table", "The HPACK Huffman code {0}",
+        "The default schema's hpack.huffman lists the 257 symbols of RFC 7541 Appendix B in order (0 to 255, then EOS), each with its symbol, code and bit count.");
+
+    public static readonly DiagnosticDescriptor HuffmanCodeInvalid = Create(
+        "FALC023", "HPACK Huffman code is not a valid prefix code", "{0}: {1}",
+        "The generated decoder needs a complete prefix code: no code may start with another, every bit sequence must start with a code, codes have 1 to 30 bits, and EOS is all ones.");
+
     /// <summary>The descriptor with the given ID; <see cref="InternalError"/> for an unknown ID.</summary>
     public static DiagnosticDescriptor Find(string id) => id switch
     {
@@ -99,6 +119,11 @@ internal static class DiagnosticDescriptors
         "FALC016" => RuntimeOwnsMethods,
         "FALC017" => MisnamedSchemaFile,
         "FALC018" => RuntimeNotReferenced,
+        "FALC019" => HPackInUserFile,
+        "FALC020" => HPackStaticTableInvalid,
+        "FALC021" => HPackStaticNameInvalid,
+        "FALC022" => HuffmanTableInvalid,
+        "FALC023" => HuffmanCodeInvalid,
         _ => InternalError,
     };
 

@@ -47,11 +47,20 @@ internal static class SchemaMerger
             files = RefuseMethods(files, diagnostics);
         }
 
+        // The HPACK tables are RFC 7541's: only the default schema carries them, and no user file may change them.
+        for (int i = 1; i < files.Count; i++)
+        {
+            if (files[i].HPack is { } section)
+            {
+                diagnostics.Add(DiagnosticInfo.Create(DiagnosticDescriptors.HPackInUserFile, section.Location, FileName(files[i].Path)));
+            }
+        }
+
         var methods = MergeNames(files, static f => f.Methods, "Method", MemberNames.ReservedMethodMembers, diagnostics);
         var versions = MergeNames(files, static f => f.Versions, "Version", null, diagnostics);
         var request = MergeHeaders(files, static f => f.RequestHeaders, "requestHeaders", diagnostics);
         var response = MergeHeaders(files, static f => f.ResponseHeaders, "responseHeaders", diagnostics);
-        var model = new SchemaModel(EquatableArray.From(methods), EquatableArray.From(versions), EquatableArray.From(request), EquatableArray.From(response), files.Count - 1);
+        var model = new SchemaModel(EquatableArray.From(methods), EquatableArray.From(versions), EquatableArray.From(request), EquatableArray.From(response), files.Count - 1, defaults.HPack?.Model);
         return new SchemaResult(model, EquatableArray.From(diagnostics));
     }
 

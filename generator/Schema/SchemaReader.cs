@@ -6,7 +6,7 @@ using System.Text.Json;
 namespace Falconet.Generator.Schema;
 
 /// <summary>Reads one schema file with <see cref="Utf8JsonReader"/>, keeping a location for every entry and problem.</summary>
-internal static class SchemaReader
+internal static partial class SchemaReader
 {
     /// <summary>The longest method a schema may name (characters, without the space after it): the parser's own limit, so it accepts every method the matcher knows.</summary>
     public const int MaxMethodLength = Falconet.Text.HttpTokenChars.MaxMethodLength;
@@ -74,6 +74,9 @@ internal static class SchemaReader
                     break;
                 case "responseHeaders":
                     ReadArray(ref reader, context, "responseHeaders", (ref Utf8JsonReader r, ReadContext c) => ReadHeader(ref r, c, c.ResponseHeaders));
+                    break;
+                case "hpack":
+                    context.HPack = ReadHPack(ref reader, context, propertyLocation);
                     break;
                 default:
                     context.Report(DiagnosticDescriptors.UnknownProperty, propertyLocation, property, "the schema root");
@@ -388,6 +391,10 @@ internal static class SchemaReader
 
         public List<HeaderEntry> ResponseHeaders { get; } = new();
 
+        public HPackSection? HPack { get; set; }
+
+        public int ErrorCount => _diagnostics.Count;
+
         public void Report(Microsoft.CodeAnalysis.DiagnosticDescriptor descriptor, LocationInfo location, params string[] arguments) =>
             _diagnostics.Add(DiagnosticInfo.Create(descriptor, location, arguments));
 
@@ -397,6 +404,7 @@ internal static class SchemaReader
             EquatableArray.From(Versions),
             EquatableArray.From(RequestHeaders),
             EquatableArray.From(ResponseHeaders),
-            EquatableArray.From(_diagnostics));
+            EquatableArray.From(_diagnostics),
+            HPack);
     }
 }

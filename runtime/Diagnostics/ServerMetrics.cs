@@ -38,7 +38,22 @@ public static partial class ServerMetrics
     /// <summary>The reason of a connection refused because the server's open-connection limit was reached.</summary>
     public const string ConnectionLimitReason = "connection_limit";
 
+    /// <summary>Counter: HTTP/2 connection errors (GOAWAY with an error code, then the close), by reason, with <see cref="Http2ErrorCodeTag"/>.</summary>
+    public const string Http2ConnectionErrorsName = "falconet.server.http2.connection_errors";
+
+    /// <summary>Counter: HTTP/2 stream errors (RST_STREAM sent by the server), by reason, with <see cref="Http2ErrorCodeTag"/>.</summary>
+    public const string Http2StreamErrorsName = "falconet.server.http2.stream_errors";
+
+    /// <summary>Tag that carries the RFC 9113 error code of an HTTP/2 error ("PROTOCOL_ERROR", ...).</summary>
+    public const string Http2ErrorCodeTag = "http2.error_code";
+
     private static readonly Meter s_meter = new(MeterName, "1.0");
+
+    internal static readonly Counter<long> Http2ConnectionErrors = s_meter.CreateCounter<long>(
+        Http2ConnectionErrorsName, "{connection}", "HTTP/2 connections ended with a connection error.");
+
+    internal static readonly Counter<long> Http2StreamErrors = s_meter.CreateCounter<long>(
+        Http2StreamErrorsName, "{stream}", "HTTP/2 streams reset by the server with a stream error.");
 
     internal static readonly Counter<long> RejectedRequests = s_meter.CreateCounter<long>(
         RejectedRequestsName, "{request}", "Requests answered by the server with an error status instead of the application.");
@@ -62,6 +77,15 @@ public static partial class ServerMetrics
         if (TlsHandshakeDuration.Enabled)
         {
             TlsHandshakeDuration.Record(seconds, new KeyValuePair<string, object?>(TlsProtocolVersionTag, protocolVersion));
+        }
+    }
+
+    /// <summary>Adds one to an HTTP/2 error counter with its reason and error code, only when someone listens.</summary>
+    internal static void CountHttp2Error(Counter<long> counter, string reason, string errorCode)
+    {
+        if (counter.Enabled)
+        {
+            counter.Add(1, new KeyValuePair<string, object?>(ReasonTag, reason), new KeyValuePair<string, object?>(Http2ErrorCodeTag, errorCode));
         }
     }
 

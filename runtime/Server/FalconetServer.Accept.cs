@@ -4,6 +4,7 @@ using System.Net.Sockets;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Diagnostics;
+using Falconet.Http;
 using Falconet.Http.Http1;
 using Falconet.Transport;
 
@@ -16,7 +17,7 @@ public partial class FalconetServer
     /// True for the application protocols (ALPN names) the server runs on a connection: an HTTPS endpoint offering any
     /// other fails the start (<see cref="FalconetServerOptions"/> validation names it).
     /// </summary>
-    internal static bool Serves(SslApplicationProtocol protocol) => protocol == SslApplicationProtocol.Http11;
+    internal static bool Serves(SslApplicationProtocol protocol) => protocol == SslApplicationProtocol.Http11 || protocol == SslApplicationProtocol.Http2;
 
     private async Task AcceptLoopAsync(IConnectionListener listener)
     {
@@ -72,7 +73,7 @@ public partial class FalconetServer
                 continue;
             }
 
-            HttpConnection? connection = RegisterConnection(accepted);
+            ServerConnection? connection = RegisterConnection(accepted, _listenerProtocols[listener]);
             if (connection is null)
             {
                 // Another accept loop took the last place; the connection has rented nothing yet.
@@ -91,14 +92,44 @@ public partial class FalconetServer
     /// complete) and counts it as open; null when <see cref="MaxConnections"/> are open already.
     /// </summary>
     /// <remarks>
-    /// The protocol is chosen here, per connection, from what ALPN negotiated
-    /// (<see cref="TransportConnection.NegotiatedApplicationProtocol"/>): every protocol the endpoints may offer
-    /// (<see cref="Serves"/>) has its connection type here. HTTP/1.1 is the only one today, and the one of a connection
-    /// that negotiated none.
+    /// The protocol is chosen here, per connection: over TLS from what ALPN negotiated
+    /// (<see cref="TransportConnection.NegotiatedApplicationProtocol"/>; every protocol the endpoints may offer,
+    /// <see cref="Serves"/>, has its connection type here), h2 or else HTTP/1.1; over plain TCP from the endpoint's
+    /// <paramref name="protocols"/>: HTTP/2 only, or HTTP/1.1, which hands over to HTTP/2 when the client opens with its
+    /// preface and the endpoint serves both.
     /// </remarks>
-    private HttpConnection? RegisterConnection(TransportConnection transport)
+    private ServerConnection? RegisterConnection(TransportConnection transport, HttpProtocols protocols)
     {
-        var connection = new HttpConnection(transport, _settings!);
+        ServerConnection connection;
+        if (transport.TlsInfo is { } tls)
+        {
+            if (tls.ApplicationProtocol == SslApplicationProtocol.Http2)
+            {
+                var http2 = new Http.Http2.Http2Connection(transport, _settings!);
+                if (!Http.Http2.Http2TlsRequirements.AreMet(tls.Protocol, tls.CipherSuite))
+                {
+                    // RFC 9113 section 9.2: answered with GOAWAY INADEQUATE_SECURITY, not served.
+                    http2.RefuseInadequateSecurity();
+                }
+
+                connection = http2;
+            }
+            else
+            {
+                // An HTTP/2-only endpoint whose client negotiated no ALPN protocol: HTTP/2 over TLS needs ALPN (RFC 9113
+                // section 3.2), and HTTP/1.1 is not served here; the connection is answered with HTTP/2's GOAWAY.
+                connection = protocols == HttpProtocols.Http2
+                    ? new Http.Http2.Http2Connection(transport, _settings!)
+                    : new HttpConnection(transport, _settings!);
+            }
+        }
+        else
+        {
+            connection = protocols == HttpProtocols.Http2
+                ? new Http.Http2.Http2Connection(transport, _settings!)
+                : new HttpConnection(transport, _settings!, http2PriorKnowledge: protocols == HttpProtocols.Http1AndHttp2);
+        }
+
         if (!_connections.TryAdd(connection))
         {
             return null;

@@ -19,7 +19,8 @@ using Microsoft.Extensions.Logging.Abstractions;
 namespace Falconet.Server;
 
 /// <summary>
-/// An HTTP/1.1 server: listens on the configured endpoints, runs one <see cref="HttpConnection"/> per accepted
+/// An HTTP/1.1 and HTTP/2 server: listens on the configured endpoints, runs one connection (<see cref="HttpConnection"/>,
+/// or <see cref="Http.Http2.Http2Connection"/> for HTTP/2) per accepted
 /// connection and calls the application once per request. Start with <see cref="StartAsync"/>, stop gracefully with
 /// <see cref="StopAsync"/> (or dispose).
 /// </summary>
@@ -48,7 +49,10 @@ public partial class FalconetServer : IAsyncDisposable
     private readonly HeaderSetBinding _headerSet;
     private readonly ILogger _logger;
     private readonly CancellationTokenSource _shutdown = new();
-    private ConnectionRegistry<HttpConnection> _connections = new();
+    private ConnectionRegistry<ServerConnection> _connections = new();
+
+    // What each listener's endpoint serves; for an HTTPS one, ALPN chose among these already.
+    private readonly Dictionary<IConnectionListener, HttpProtocols> _listenerProtocols = new();
     private readonly List<IConnectionListener> _listeners = new();
     private readonly List<Task> _acceptLoops = new();
     private readonly List<IPEndPoint> _boundEndpoints = new();
@@ -166,13 +170,14 @@ public partial class FalconetServer : IAsyncDisposable
             MinResponseDataRate = options.MinResponseDataRate?.ToLimit(options.TimeProvider) ?? default,
             MinRequestBodyRate = options.MinRequestBodyDataRate,
             MinResponseRate = options.MinResponseDataRate,
+            Http2 = options.Http2,
             DrainIdleTimeout = HttpConnectionSettings.ToTimestampTicks(options.DrainIdleTimeout, options.TimeProvider),
         };
         DateHeaderValues.Acquire();
         try
         {
             // Derived before the transport opens its own descriptors; the reserve covers those.
-            _connections = new ConnectionRegistry<HttpConnection>(options.MaxConnections ?? DescriptorLimit.DefaultMaxConnections());
+            _connections = new ConnectionRegistry<ServerConnection>(options.MaxConnections ?? DescriptorLimit.DefaultMaxConnections());
             ServerLog.ConnectionLimit(_logger, _connections.Limit, DescriptorLimit.SoftLimit() ?? -1);
             _transport = options.TransportFactory ?? BuiltInTransports.Create(
                 options.Transport ?? BuiltInTransports.ChooseDefault(BuiltInTransports.LibuvAvailable, _logger), options, _connections.Limit);
@@ -196,6 +201,9 @@ public partial class FalconetServer : IAsyncDisposable
             foreach (EndPoint endpoint in options.Endpoints)
             {
                 IConnectionListener listener = await BindAsync(endpoint, tls: null, context, options, cancellationToken).ConfigureAwait(false);
+                _listenerProtocols[listener] = (endpoint is ProxyProtocolEndPoint proxy ? proxy.EndPoint : endpoint) is HttpEndpoint http
+                    ? http.Protocols
+                    : options.Protocols;
                 if (listener.EndPoint is IPEndPoint bound)
                 {
                     _boundEndpoints.Add(bound);
@@ -206,7 +214,11 @@ public partial class FalconetServer : IAsyncDisposable
 
             foreach (HttpsEndpoint https in options.HttpsEndpoints)
             {
+                // ALPN offers what the endpoint serves, in the order of the TLS options (h2 first by default).
+                HttpProtocols protocols = https.Protocols ?? options.Protocols;
+                https.Tls.ApplicationProtocols = FalconetServerOptions.ServedOver(https.Tls.ApplicationProtocols, protocols);
                 IConnectionListener listener = await BindAsync(https.EndPoint, https.Tls, context, options, cancellationToken).ConfigureAwait(false);
+                _listenerProtocols[listener] = protocols;
                 if (listener.EndPoint is IPEndPoint bound)
                 {
                     _boundHttpsEndpoints.Add(bound);
@@ -427,10 +439,10 @@ public partial class FalconetServer : IAsyncDisposable
         }
         catch (Exception exception) when (exception is TimeoutException or OperationCanceledException)
         {
-            HttpConnection[] remaining = _connections.Snapshot();
+            ServerConnection[] remaining = _connections.Snapshot();
 
             ServerLog.AbortingConnections(_logger, remaining.Length);
-            foreach (HttpConnection connection in remaining)
+            foreach (ServerConnection connection in remaining)
             {
                 connection.Abort();
             }
@@ -499,7 +511,7 @@ public partial class FalconetServer : IAsyncDisposable
         }
     }
 
-    private void OnConnectionClosed(HttpConnection connection)
+    private void OnConnectionClosed(ServerConnection connection)
     {
         long peak = connection.PeakBufferedOutput;
         long current = Interlocked.Read(ref _peakConnectionOutput);

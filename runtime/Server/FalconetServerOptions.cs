@@ -43,6 +43,16 @@ public sealed class FalconetServerOptions
     public HttpLimits Limits { get; set; } = new HttpLimits();
 
     /// <summary>
+    /// The HTTP versions every endpoint serves unless it says otherwise (<see cref="HttpEndpoint"/>, <see cref="HttpsEndpoint.Protocols"/>):
+    /// by default <see cref="HttpProtocols.Http1AndHttp2"/>, HTTPS offering h2 and http/1.1 with ALPN, plain HTTP serving
+    /// HTTP/1.1 and a client that opens with the HTTP/2 preface (prior knowledge).
+    /// </summary>
+    public HttpProtocols Protocols { get; set; } = HttpProtocols.Http1AndHttp2;
+
+    /// <summary>HTTP/2 settings and bounds: streams, windows, frame and header block sizes, the flood limits (see docs/http-server.md, "HTTP/2").</summary>
+    public Http2Limits Http2 { get; set; } = new Http2Limits();
+
+    /// <summary>
     /// The write-behind bound per connection (default 64 KiB): writes complete at once while buffered, unsent
     /// output is below it; at or above it an asynchronous write, and the next pipelined request, wait for the socket.
     /// </summary>
@@ -191,9 +201,16 @@ public sealed class FalconetServerOptions
 
         ArgumentNullException.ThrowIfNull(Limits);
         ArgumentNullException.ThrowIfNull(TimeProvider);
+        ArgumentNullException.ThrowIfNull(Http2);
+        Http2.Validate();
+        ValidateProtocols(Protocols, nameof(Protocols));
         for (int i = 0; i < Endpoints.Count; i++)
         {
             ValidateEndpoint(Endpoints[i], $"Endpoints[{i}]");
+            if ((Endpoints[i] is ProxyProtocolEndPoint proxy ? proxy.EndPoint : Endpoints[i]) is HttpEndpoint http)
+            {
+                ValidateProtocols(http.Protocols, $"Endpoints[{i}].Protocols");
+            }
         }
 
         for (int i = 0; i < HttpsEndpoints.Count; i++)
@@ -205,13 +222,39 @@ public sealed class FalconetServerOptions
         ArgumentOutOfRangeException.ThrowIfLessThan(DrainIdleTimeout, TimeSpan.Zero, nameof(DrainIdleTimeout));
         for (int i = 0; i < HttpsEndpoints.Count; i++)
         {
-            foreach (SslApplicationProtocol protocol in HttpsEndpoints[i].Tls.ApplicationProtocols ?? [])
+            HttpsEndpoint https = HttpsEndpoints[i];
+            HttpProtocols protocols = https.Protocols ?? Protocols;
+            ValidateProtocols(protocols, $"HttpsEndpoints[{i}].Protocols");
+            IList<SslApplicationProtocol> offered = https.Tls.ApplicationProtocols ?? [];
+            foreach (SslApplicationProtocol protocol in offered)
             {
                 if (!FalconetServer.Serves(protocol))
                 {
                     throw new InvalidOperationException(
-                        $"HttpsEndpoints[{i}].Tls.ApplicationProtocols offers '{protocol}', which the server does not serve (it serves http/1.1).");
+                        $"HttpsEndpoints[{i}].Tls.ApplicationProtocols offers '{protocol}', which the server does not serve (it serves h2 and http/1.1).");
                 }
+            }
+
+            if (protocols == HttpProtocols.Http2 && !offered.Contains(SslApplicationProtocol.Http2))
+            {
+                // RFC 9113 section 3.2: over TLS, HTTP/2 is chosen with ALPN only.
+                throw new InvalidOperationException(
+                    $"HttpsEndpoints[{i}] serves HTTP/2 only, which a TLS client can reach only through ALPN h2, but its Tls.ApplicationProtocols do not offer h2.");
+            }
+
+            if (offered.Count != 0 && ServedOver(offered, protocols).Count == 0)
+            {
+                throw new InvalidOperationException(
+                    $"HttpsEndpoints[{i}].Tls.ApplicationProtocols offer none of the protocols the endpoint serves ({protocols}).");
+            }
+
+            System.Security.Authentication.SslProtocols tls = https.Tls.EnabledProtocols;
+            if ((protocols & HttpProtocols.Http2) != 0 && offered.Contains(SslApplicationProtocol.Http2)
+                && tls != System.Security.Authentication.SslProtocols.None
+                && (tls & (System.Security.Authentication.SslProtocols.Tls12 | System.Security.Authentication.SslProtocols.Tls13)) == 0)
+            {
+                throw new InvalidOperationException(
+                    $"HttpsEndpoints[{i}] serves HTTP/2, which needs TLS 1.2 or later (RFC 9113 section 9.2), but its Tls.EnabledProtocols are {tls}.");
             }
         }
 
@@ -244,6 +287,31 @@ public sealed class FalconetServerOptions
         }
     }
 
+    /// <summary>A protocol set that names at least one protocol and nothing else.</summary>
+    private static void ValidateProtocols(HttpProtocols protocols, string what)
+    {
+        if (protocols == HttpProtocols.None || (protocols & ~HttpProtocols.Http1AndHttp2) != 0)
+        {
+            throw new InvalidOperationException($"{what} must be Http1, Http2 or Http1AndHttp2, not {protocols}.");
+        }
+    }
+
+    /// <summary>The ALPN protocols of <paramref name="offered"/> that an endpoint serving <paramref name="protocols"/> runs, in their order.</summary>
+    internal static List<SslApplicationProtocol> ServedOver(IList<SslApplicationProtocol> offered, HttpProtocols protocols)
+    {
+        var served = new List<SslApplicationProtocol>(offered.Count);
+        foreach (SslApplicationProtocol protocol in offered)
+        {
+            if ((protocol == SslApplicationProtocol.Http2 && (protocols & HttpProtocols.Http2) != 0)
+                || (protocol == SslApplicationProtocol.Http11 && (protocols & HttpProtocols.Http1) != 0))
+            {
+                served.Add(protocol);
+            }
+        }
+
+        return served;
+    }
+
     /// <summary>Throws when an endpoint is of a kind no transport listens on, or its PROXY settings cannot be honoured; the message names it.</summary>
     private static void ValidateEndpoint(EndPoint? endpoint, string name)
     {
@@ -265,6 +333,8 @@ public sealed class FalconetServerOptions
             Transport = Transport,
             TransportFactory = TransportFactory,
             Limits = CopyLimits(Limits),
+            Protocols = Protocols,
+            Http2 = Http2.Copy(),
             OutputBufferLimit = OutputBufferLimit,
             MaxRequestBodyDrainSize = MaxRequestBodyDrainSize,
             Scheduling = Scheduling,
@@ -295,7 +365,7 @@ public sealed class FalconetServerOptions
 
         foreach (HttpsEndpoint https in HttpsEndpoints)
         {
-            copy.HttpsEndpoints.Add(new HttpsEndpoint(CopyEndpoint(https.EndPoint), https.Tls.Copy()));
+            copy.HttpsEndpoints.Add(new HttpsEndpoint(CopyEndpoint(https.EndPoint), https.Tls.Copy()) { Protocols = https.Protocols });
         }
 
         return copy;

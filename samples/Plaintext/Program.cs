@@ -16,7 +16,7 @@ namespace Falconet.Samples.Plaintext;
 /// <summary>Runs the TechEmpower sample until Ctrl+C (SIGINT) or SIGTERM, then stops gracefully.</summary>
 internal static class Program
 {
-    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--libuv-distribution reuseport|handoff] [--max-connections N] [--io-threads N] [--stats]"
+    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--libuv-distribution reuseport|handoff] [--max-connections N] [--io-threads N] [--stats] [--protocols http1|http2|http1and2] [--h2c-port N]"
         + " [--https-port N (--https-cert cert.pem --https-key key.pem | --https-pfx file.pfx [--https-password P])]"
         + " [--unix-socket PATH] [--proxy-protocol [--trusted-proxy CIDR]...] [--reuseport] [--drain-delay SECONDS] [--drain-idle-timeout SECONDS] [--shutdown-timeout SECONDS]";
 
@@ -38,6 +38,7 @@ internal static class Program
         {
             Scheduling = arguments.Scheduling,
             MaxConnections = arguments.MaxConnections,
+            Protocols = arguments.Protocols,
             ReusePort = arguments.ReusePort,
             DrainDelay = arguments.DrainDelay ?? TimeSpan.Zero,
         };
@@ -79,6 +80,12 @@ internal static class Program
             options.UnixSocketPermissions = UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead | UnixFileMode.GroupWrite
                 | UnixFileMode.OtherRead | UnixFileMode.OtherWrite;
         }
+
+        if (arguments.H2cPort is int h2cPort)
+        {
+            options.Endpoints.Add(Plain(new HttpEndpoint(IPAddress.Loopback, h2cPort, HttpProtocols.Http2)));
+        }
+
         if (arguments.HttpsPort is int httpsPort)
         {
             TlsServerOptions tls;
@@ -141,7 +148,10 @@ internal static class Program
 
         for (int i = 1; i < server.ListeningOn.Count - server.BoundHttpsEndpoints.Count; i++)
         {
-            Console.WriteLine($"Falconet listening on {Url(server.ListeningOn[i])}");
+            string only = (options.Endpoints[i] is ProxyProtocolEndPoint proxy ? proxy.EndPoint : options.Endpoints[i]) is HttpEndpoint
+                ? " for HTTP/2 only (prior knowledge)"
+                : string.Empty;
+            Console.WriteLine($"Falconet listening on {Url(server.ListeningOn[i])} (/plaintext, /json){only}");
         }
 
         await stop.Task.ConfigureAwait(false);

@@ -9,7 +9,7 @@ namespace Falconet.Samples.Plaintext;
 
 /// <summary>
 /// The sample's command line: --port N (default 8080), --transport sockets|libuv, --scheduling threadpool|iothreads,
-/// --libuv-distribution reuseport|handoff, --max-connections N, --stats,
+/// --libuv-distribution reuseport|handoff, --max-connections N, --stats, --protocols http1|http2|http1and2,
 /// and HTTPS with --https-port N plus either --https-cert FILE --https-key FILE (PEM) or --https-pfx FILE [--https-password P];
 /// deployment: --unix-socket PATH, --proxy-protocol [--trusted-proxy CIDR]..., --reuseport, --drain-delay SECONDS,
 /// --drain-idle-timeout SECONDS, --shutdown-timeout SECONDS; an option left out takes the server's default.
@@ -38,6 +38,12 @@ internal sealed class SampleArguments
     public string? HttpsPassword { get; private set; }
 
     public int? MaxConnections { get; private set; }
+
+    /// <summary>--h2c-port N: an extra plain endpoint that serves HTTP/2 only (prior knowledge, as h2load speaks it).</summary>
+    public int? H2cPort { get; private set; }
+
+    /// <summary>--protocols http1|http2|http1and2: what every endpoint serves (default both).</summary>
+    public HttpProtocols Protocols { get; private set; } = HttpProtocols.Http1AndHttp2;
 
     /// <summary>A Unix domain socket to listen on besides the TCP port.</summary>
     public string? UnixSocket { get; private set; }
@@ -212,6 +218,33 @@ internal sealed class SampleArguments
                     }
 
                     result.MaxConnections = max;
+                    break;
+                case "--h2c-port":
+                    if (!TryParsePort(args, ref i, out int h2cPort))
+                    {
+                        error = "--h2c-port needs a port number.";
+                        return false;
+                    }
+
+                    result.H2cPort = h2cPort;
+                    break;
+                case "--protocols":
+                    switch (i + 1 < args.Length ? args[++i] : null)
+                    {
+                        case "http1":
+                            result.Protocols = HttpProtocols.Http1;
+                            break;
+                        case "http2":
+                            result.Protocols = HttpProtocols.Http2;
+                            break;
+                        case "http1and2":
+                            result.Protocols = HttpProtocols.Http1AndHttp2;
+                            break;
+                        default:
+                            error = "--protocols needs http1, http2 or http1and2.";
+                            return false;
+                    }
+
                     break;
                 case "--io-threads":
                     if (i + 1 >= args.Length || !int.TryParse(args[++i], NumberStyles.None, CultureInfo.InvariantCulture, out int ioThreads) || ioThreads < 1)

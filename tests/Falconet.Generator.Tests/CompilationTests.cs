@@ -74,11 +74,13 @@ public sealed class CompilationTests
     [Fact]
     public void Every_emitted_type_carries_GeneratedCode_and_every_matched_index_its_header_name()
     {
-        var sources = GeneratorHarness.Sources(GeneratorHarness.Run()).Values
-            .Concat(GeneratorHarness.Sources(GeneratorHarness.RunApp(GeneratorHarness.Schema("/app/team.headers.json", TeamSchema))).Values);
+        var sources = GeneratorHarness.Sources(GeneratorHarness.Run())
+            .Concat(GeneratorHarness.Sources(GeneratorHarness.RunApp(GeneratorHarness.Schema("/app/team.headers.json", TeamSchema))));
 
-        foreach (string text in sources)
+        foreach ((string hintName, string text) in sources)
         {
+            // A name matcher names the header of every index it returns; the HPACK tables say which entry an index is.
+            string comment = hintName.StartsWith("HPack", StringComparison.Ordinal) ? ".+" : @"[!#$%&'*+\-.^_`|~0-9A-Za-z]+";
             string[] lines = text.Split('\n');
             for (int i = 0; i < lines.Length; i++)
             {
@@ -89,7 +91,7 @@ public sealed class CompilationTests
 
                 if (Regex.IsMatch(lines[i], @"return (\d+|global::Falconet\.Http\.HeaderTable\.ContentLengthIndex);"))
                 {
-                    lines[i].ShouldMatch(@"return [^;]+; // [!#$%&'*+\-.^_`|~0-9A-Za-z]+$");
+                    lines[i].ShouldMatch(@"return [^;]+; // " + comment + "$");
                 }
             }
         }

@@ -3,7 +3,10 @@ using Falconet.Generator.Schema;
 
 namespace Falconet.Generator.Tests;
 
-/// <summary>A small schema used to show the emitted shape without the defaults: a long method, a primary header, Content-Length.</summary>
+/// <summary>
+/// A small schema used to show the emitted shape without the defaults: a long method, a primary header, Content-Length, and
+/// RFC 7541's static table over other slots (a response header, Accept-Encoding, with a value of its own in the table).
+/// </summary>
 internal static class CustomSchema
 {
     public static SchemaModel Model { get; } = new(
@@ -24,7 +27,9 @@ internal static class CustomSchema
             new HeaderModel("ETag", false, false, EquatableArray<string>.Empty),
             new HeaderModel("X-Trace", false, false, EquatableArray.From(new[] { "on" })),
             new HeaderModel("Connection", false, false, EquatableArray.From(new[] { "close" })),
-        }));
+            new HeaderModel("Accept-Encoding", false, false, EquatableArray<string>.Empty),
+        }),
+        HPack: DefaultSchema.File.HPack!.Model);
 
     public const string Namespace = "Custom.Http";
 

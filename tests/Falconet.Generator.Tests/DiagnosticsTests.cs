@@ -199,7 +199,7 @@ public sealed class DiagnosticsTests
         diagnostic.Id.ShouldBe("FALC013");
         diagnostic.GetMessage(System.Globalization.CultureInfo.InvariantCulture).ShouldContain("disk unplugged");
         result.Results.Single().Exception.ShouldBeNull();
-        GeneratorHarness.Sources(result).Count.ShouldBe(4);
+        GeneratorHarness.Sources(result).Count.ShouldBe(6);
     }
 
     [Fact]

@@ -26,7 +26,7 @@ public sealed class SchemaEvolutionTests
             }
             """) }, GeneratorHarness.AppNamespace, generate: generate));
 
-        before.Count.ShouldBe(generate is null ? 1 : 4);
+        before.Count.ShouldBe(generate is null ? 1 : 6);
         foreach ((string hintName, string text) in before)
         {
             // The second line carries the schema hash, which must change; every other line must survive, in order.
@@ -34,6 +34,20 @@ public sealed class SchemaEvolutionTests
             string[] now = after[hintName].Split('\n').Skip(2).ToArray();
             string? missing = FirstLineNotKept(old, now);
             missing.ShouldBeNull($"{hintName}: appending headers changed or removed the line \"{missing}\"");
+        }
+
+        // Every line of a header table ends with its bit index, in order: an insertion shows as the lines whose index moved.
+        foreach (string text in after.Values)
+        {
+            foreach (string[] table in text.Split("new global::Falconet.Http.HeaderTable(").Skip(1).Select(static part => part.Split("});")[0].Split('\n')))
+            {
+                string[] rows = table.Where(static line => line.Contains("// bit ", System.StringComparison.Ordinal)).ToArray();
+                rows.Length.ShouldBeGreaterThan(40);
+                for (int i = 0; i < rows.Length; i++)
+                {
+                    rows[i].ShouldEndWith(", // bit " + i.ToString(System.Globalization.CultureInfo.InvariantCulture));
+                }
+            }
         }
 
         string all = string.Concat(after.Values);
@@ -54,7 +68,7 @@ public sealed class SchemaEvolutionTests
         result.Diagnostics.ShouldBeEmpty();
         string headerSet = GeneratorHarness.Sources(result)["HeaderSet.g.cs"];
         headerSet.Split('\n').Where(line => line.Contains("KnownHeader(\"Content-Type\"")).ShouldHaveSingleItem()
-            .ShouldEndWith("\"application/octet-stream\", \"application/vnd.team+json\"),");
+            .ShouldEndWith("\"application/octet-stream\", \"application/vnd.team+json\"), // bit 6");
 
         // Content-Type keeps the typed property of the runtime's RequestHeaders: the app gets no property of its own for it.
         headerSet.ShouldNotContain("extension(");
@@ -101,7 +115,7 @@ public sealed class SchemaEvolutionTests
             GeneratorHarness.Schema("/app/team.headers.json", Json));
 
         result.Diagnostics.ShouldBeEmpty();
-        GeneratorHarness.Sources(result)["HeaderSet.g.cs"].Split('\n').Count(line => line.Trim() == "new global::Falconet.Http.KnownHeader(\"X-Team-Id\"),").ShouldBe(1);
+        GeneratorHarness.Sources(result)["HeaderSet.g.cs"].Split('\n').Count(line => line.Trim().StartsWith("new global::Falconet.Http.KnownHeader(\"X-Team-Id\"), // bit ", System.StringComparison.Ordinal)).ShouldBe(1);
     }
 
     [Fact]

@@ -1,6 +1,7 @@
 using System;
 using System.Diagnostics;
 using System.IO;
+using System.Linq;
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
@@ -110,6 +111,39 @@ public sealed class PackageTests : IAsyncLifetime
 
         // A schema under a name the generator does not read is a warning, not silence.
         build.Output.ShouldMatch(@"team-headers\.json\(1,1\): warning FALC017");
+    }
+
+    [Fact(Timeout = 600_000)]
+    public async Task Deleting_a_schema_file_rebuilds_the_app_without_its_headers_on_an_incremental_build()
+    {
+        string app = Path.Combine(_work, "incremental");
+        ConsumerBuild.WriteConsumer(app, _feed, _version,
+            ("alpha.headers.json", """{ "requestHeaders": [{ "name": "X-Alpha" }] }"""),
+            ("beta.headers.json", """{ "requestHeaders": [{ "name": "X-Beta" }] }"""),
+            ("Program.cs", "System.Console.WriteLine();"));
+        string dll = Path.Combine(app, "bin", "Release", "net10.0", "Consumer.dll");
+
+        (await ConsumerBuild.RunAsync(app, "build", "-c", "Release", "-nologo")).ShouldSucceed();
+        TypedProperties(dll).ShouldBe(["get_XAlpha", "get_XBeta"]);
+
+        File.Delete(Path.Combine(app, "beta.headers.json"));
+        (await ConsumerBuild.RunAsync(app, "build", "-c", "Release", "-nologo", "--no-restore")).ShouldSucceed();
+
+        TypedProperties(dll).ShouldBe(["get_XAlpha"]);
+    }
+
+    // The getters of the typed properties an app's header set has, read from the assembly's metadata.
+    private static string[] TypedProperties(string assemblyPath)
+    {
+        using var stream = File.OpenRead(assemblyPath);
+        using var pe = new System.Reflection.PortableExecutable.PEReader(stream);
+        System.Reflection.Metadata.MetadataReader metadata = System.Reflection.Metadata.PEReaderExtensions.GetMetadataReader(pe);
+        return metadata.MethodDefinitions
+            .Select(handle => metadata.GetString(metadata.GetMethodDefinition(handle).Name))
+            .Where(name => name.StartsWith("get_X", StringComparison.Ordinal))
+            .Distinct()
+            .Order(StringComparer.Ordinal)
+            .ToArray();
     }
 
     private static async Task<string> ExchangeAsync(int port, string request)

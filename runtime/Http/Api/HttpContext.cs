@@ -13,9 +13,9 @@ namespace Falconet.Http;
 /// </summary>
 public class HttpContext
 {
-    private readonly HttpConnection _connection;
+    private readonly IHttpContextOwner _connection;
 
-    internal HttpContext(HttpConnection connection, HttpRequest request, HttpResponse response)
+    internal HttpContext(IHttpContextOwner connection, HttpRequest request, HttpResponse response)
     {
         _connection = connection;
         Request = request;
@@ -35,18 +35,38 @@ public class HttpContext
     public EndPoint? RemoteEndPoint => _connection.RemoteEndPoint;
 
     /// <summary>A number that identifies the connection within the server.</summary>
-    public long ConnectionId => _connection.Id;
+    public long ConnectionId => _connection.ConnectionId;
 
     /// <summary>
     /// An object the application keeps with the connection across its requests (null at first): per-connection state
     /// that must not be made again for every request, such as the ASP.NET Core integration's feature objects. When the
     /// connection has closed, the server disposes it if it is <see cref="System.IAsyncDisposable"/> or
-    /// <see cref="System.IDisposable"/> (after the last request; a failure is logged as a connection error).
+    /// <see cref="System.IDisposable"/> (after the last request; a failure is logged as a connection error). On HTTP/2 it
+    /// belongs to the stream object, which the connection reuses for later streams: a connection holds as many as it ran
+    /// streams at once, each disposed when the connection closed.
     /// </summary>
     public object? ConnectionState { get; set; }
 
+    /// <summary>Disposes <see cref="ConnectionState"/> when it is disposable, once the connection closed.</summary>
+    internal ValueTask DisposeConnectionStateAsync()
+    {
+        switch (ConnectionState)
+        {
+            case System.IAsyncDisposable asyncDisposable:
+                return asyncDisposable.DisposeAsync();
+            case System.IDisposable disposable:
+                disposable.Dispose();
+                break;
+        }
+
+        return default;
+    }
+
     /// <summary>How many requests this connection has started, this one included.</summary>
-    public long RequestNumber => _connection.RequestCount;
+    public long RequestNumber => _connection.RequestNumber;
+
+    /// <summary>The HTTP/2 stream that carries the request; 0 on HTTP/1.1.</summary>
+    public int StreamId => _connection.StreamId;
 
     /// <summary>The transport the connection runs on (TLS layers read their negotiated parameters from it).</summary>
     internal Falconet.Transport.TransportConnection Transport => _connection.Transport;
@@ -61,10 +81,17 @@ public class HttpContext
     public CancellationToken RequestAborted => _connection.RequestAborted;
 
     /// <summary>
-    /// Closes the connection at once (TCP reset) after the handler returns; nothing more is sent. Cancels
+    /// HTTP/1.1: closes the connection at once (TCP reset) after the handler returns; nothing more is sent. HTTP/2: resets the
+    /// request's stream at once (RST_STREAM with INTERNAL_ERROR); the connection's other streams go on. Cancels
     /// <see cref="RequestAborted"/>.
     /// </summary>
-    public void Abort() => _connection.RequestAbort();
+    public void Abort() => _connection.Abort();
+
+    /// <summary>
+    /// HTTP/2: resets the request's stream at once with <paramref name="errorCode"/> (an RFC 9113 error code, such as
+    /// <see cref="Http2ErrorCode.Cancel"/>); HTTP/1.1 has no such signal and does what <see cref="Abort"/> does.
+    /// </summary>
+    public void Reset(int errorCode) => _connection.Reset(errorCode);
 
     /// <summary>
     /// The least rate the current request's body must arrive at while the server waits for it: the server's
@@ -91,7 +118,8 @@ public class HttpContext
     /// <summary>
     /// True when the client asks to switch the connection to another protocol (a WebSocket, say) and the handler can still
     /// accept with <see cref="UpgradeAsync"/>. On HTTP/1.1: the request has an Upgrade header and the "upgrade" token in
-    /// Connection, no body, and the response has not started. A handler that does not upgrade answers it as a plain request.
+    /// Connection, no body, and the response has not started; never on HTTP/2. A handler that does not upgrade answers it as a
+    /// plain request.
     /// </summary>
     public bool CanUpgrade => _connection.CanUpgrade;
 

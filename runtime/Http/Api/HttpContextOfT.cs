@@ -11,7 +11,7 @@ namespace Falconet.Http;
 public sealed class HttpContext<THeaderSet> : HttpContext
     where THeaderSet : struct, IHeaderSet
 {
-    internal HttpContext(HttpConnection connection, HttpRequest<THeaderSet> request, HttpResponse<THeaderSet> response)
+    internal HttpContext(IHttpContextOwner connection, HttpRequest<THeaderSet> request, HttpResponse<THeaderSet> response)
         : base(connection, request, response)
     {
         Request = request;
@@ -47,6 +47,12 @@ public sealed class HttpResponse<THeaderSet> : HttpResponse
 {
     internal HttpResponse(ResponseHeaders<THeaderSet> headers, Http1OutputBuffer output, SlabMemoryPool pool)
         : base(headers, output, pool)
+    {
+        Headers = headers;
+    }
+
+    internal HttpResponse(ResponseHeaders<THeaderSet> headers, Http2.Http2Stream stream, SlabMemoryPool pool)
+        : base(headers, stream, pool)
     {
         Headers = headers;
     }

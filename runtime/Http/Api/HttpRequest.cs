@@ -67,11 +67,16 @@ public class HttpRequest
         }
     }
 
-    /// <summary>The protocol version of the request.</summary>
+    /// <summary>The version of an HTTP/1.x request line (<see cref="KnownVersion.None"/> on HTTP/2, which has none: see <see cref="ProtocolVersion"/>).</summary>
     public KnownVersion Version { get; private set; }
 
-    /// <summary>The protocol version as a string, e.g. "HTTP/1.1".</summary>
-    public string Protocol => KnownVersions.GetName(Version);
+    /// <summary>The protocol version as a string: "HTTP/1.0", "HTTP/1.1" or "HTTP/2".</summary>
+    public string Protocol => BodyReader.IsHttp2 ? "HTTP/2" : KnownVersions.GetName(Version);
+
+    /// <summary>The HTTP version that carried the request; a handler needs it only where the protocols differ (trailers, say).</summary>
+    public HttpProtocolVersion ProtocolVersion => BodyReader.IsHttp2
+        ? HttpProtocolVersion.Http2
+        : Version == KnownVersion.Http10 ? HttpProtocolVersion.Http10 : HttpProtocolVersion.Http11;
 
     /// <summary>The form of the request target (origin, absolute, authority or asterisk).</summary>
     public RequestTargetForm TargetForm { get; private set; }
@@ -158,8 +163,8 @@ public class HttpRequest
     /// <summary>How the body is framed: none, Content-Length or chunked.</summary>
     public RequestBodyKind BodyKind { get; internal set; }
 
-    /// <summary>True when the request carries a body (Content-Length above 0, or chunked).</summary>
-    public bool HasBody => BodyKind == RequestBodyKind.Chunked || (BodyKind == RequestBodyKind.ContentLength && Headers.ContentLength > 0);
+    /// <summary>True when the request carries a body (Content-Length above 0, chunked, or HTTP/2 DATA frames).</summary>
+    public bool HasBody => BodyKind is RequestBodyKind.Chunked or RequestBodyKind.Frames || (BodyKind == RequestBodyKind.ContentLength && Headers.ContentLength > 0);
 
     /// <summary>
     /// The request's trailer fields (RFC 9110 section 6.5), sent after a chunked body: kept apart from <see cref="Headers"/>

@@ -113,6 +113,12 @@ public partial class HttpResponse
             return;
         }
 
+        if (_stream is not null)
+        {
+            Http2Write(data);
+            return;
+        }
+
         if (_state == ResponseState.NotStarted)
         {
             _stagedWriter.Write(data);
@@ -134,6 +140,11 @@ public partial class HttpResponse
     /// </summary>
     public ValueTask WriteAsync(ReadOnlyMemory<byte> data, CancellationToken cancellationToken = default)
     {
+        if (_stream is not null)
+        {
+            return Http2WriteAsync(data, cancellationToken);
+        }
+
         Write(data.Span);
         return _output.IsOverLimit ? _output.FlushAsync(cancellationToken) : default;
     }
@@ -146,6 +157,11 @@ public partial class HttpResponse
     /// </summary>
     public ValueTask FlushAsync(CancellationToken cancellationToken = default)
     {
+        if (_stream is not null)
+        {
+            return Http2FlushAsync(cancellationToken);
+        }
+
         if (_state == ResponseState.Completed)
         {
             throw new InvalidOperationException("The response has completed.");
@@ -173,6 +189,11 @@ public partial class HttpResponse
     /// <exception cref="InvalidOperationException">The body does not match a declared Content-Length, or the head cannot be written.</exception>
     public ValueTask CompleteAsync(CancellationToken cancellationToken = default)
     {
+        if (_stream is not null)
+        {
+            return Http2CompleteAsync(cancellationToken);
+        }
+
         if (_state != ResponseState.Completed)
         {
             Complete();
@@ -207,6 +228,12 @@ public partial class HttpResponse
             return;
         }
 
+        if (_stream is not null)
+        {
+            Http2AfterStaging();
+            return;
+        }
+
         if (_staged.Length + _output.Buffered >= _output.Limit)
         {
             if (_state == ResponseState.NotStarted)
@@ -222,7 +249,7 @@ public partial class HttpResponse
 
     /// <summary>Waits for the transport when buffered output is at or above the write-behind bound.</summary>
     internal ValueTask WaitForWriteBehindAsync(CancellationToken cancellationToken)
-        => _output.IsOverLimit ? _output.FlushAsync(cancellationToken) : default;
+        => _stream is not null ? Http2WaitForRoomAsync(cancellationToken) : _output.IsOverLimit ? _output.FlushAsync(cancellationToken) : default;
 
     private void CountBodyBytes(int count)
     {

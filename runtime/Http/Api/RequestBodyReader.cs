@@ -28,6 +28,9 @@ public sealed class RequestBodyReader
     private bool _completed = true;
     private bool _expectContinue;
 
+    // HTTP/2: the stream whose DATA frames are the body; the HTTP/1.1 fields above stay unused.
+    private readonly Http2.Http2Stream? _stream;
+
     internal RequestBodyReader(Http1Input input, Http1OutputBuffer output, SlabMemoryPool pool, HttpLimits limits, DataRateMonitor rates)
     {
         _input = input;
@@ -36,6 +39,19 @@ public sealed class RequestBodyReader
         _limits = limits;
         _rates = rates;
     }
+
+    internal RequestBodyReader(Http2.Http2Stream stream)
+    {
+        _stream = stream;
+        _input = null!;
+        _output = null!;
+        _pool = null!;
+        _limits = null!;
+        _rates = null!;
+    }
+
+    /// <summary>True for the body of an HTTP/2 request.</summary>
+    internal bool IsHttp2 => _stream is not null;
 
     /// <summary>True once every body byte of the current request has been read (always true without a body).</summary>
     public bool IsCompleted => _completed;
@@ -53,6 +69,25 @@ public sealed class RequestBodyReader
     internal bool Truncated { get; private set; }
 
     internal void Attach(HttpResponse response) => _response = response;
+
+    /// <summary>A new HTTP/2 request: <paramref name="ended"/> when its HEADERS carried END_STREAM (no body).</summary>
+    internal void ResetForStream(bool ended)
+    {
+        _completed = ended;
+        BytesRead = 0;
+        ContinueSent = false;
+        Fault = null;
+        Truncated = false;
+    }
+
+    /// <summary>HTTP/2: the stream handed out <paramref name="count"/> body bytes.</summary>
+    internal void AddBytesRead(int count) => BytesRead += count;
+
+    /// <summary>HTTP/2: every body byte was read.</summary>
+    internal void MarkCompleted() => _completed = true;
+
+    /// <summary>HTTP/2: the interim 100 Continue was sent.</summary>
+    internal void MarkContinueSent() => ContinueSent = true;
 
     /// <summary>The request whose trailer fields a chunked body's trailer section fills.</summary>
     internal void Attach(HttpRequest request) => _request = request;
@@ -79,6 +114,11 @@ public sealed class RequestBodyReader
     /// client closed the connection before the body was complete (400).</exception>
     public ValueTask<int> ReadAsync(Memory<byte> destination, CancellationToken cancellationToken = default)
     {
+        if (_stream is not null)
+        {
+            return _completed ? new ValueTask<int>(0) : _stream.ReadBodyAsync(destination, cancellationToken);
+        }
+
         if (Fault is not null)
         {
             return ValueTask.FromException<int>(Fault);

@@ -108,7 +108,7 @@ internal struct ConnectionMeasurement
             { "http.request.method", MethodTag(request) },
             { "http.response.status_code", ServerMetrics.BoxStatusCode(statusCode) },
             { "network.protocol.name", "http" },
-            { "network.protocol.version", VersionTag(request.Version) },
+            { "network.protocol.version", VersionTag(request) },
             { "url.scheme", "http" },
         };
         if (failure is not null)
@@ -123,5 +123,10 @@ internal struct ConnectionMeasurement
     private static string MethodTag(HttpRequest request)
         => request.Method is KnownMethod.Custom or KnownMethod.None ? "_OTHER" : request.MethodName;
 
-    private static string VersionTag(KnownVersion version) => version == KnownVersion.Http10 ? "1.0" : "1.1";
+    private static string VersionTag(HttpRequest request) => request.ProtocolVersion switch
+    {
+        HttpProtocolVersion.Http10 => "1.0",
+        HttpProtocolVersion.Http2 => "2",
+        _ => "1.1",
+    };
 }

@@ -1,11 +1,13 @@
 using Falconet.Buffers;
 using Falconet.Http.Http1;
+using Falconet.Http.Http2;
 
 namespace Falconet.Http;
 
 /// <summary>
 /// What a connection makes and does differently per header set: its request and response objects, and the parse of a
-/// request head with the parser specialized for the set (one partial file per protocol: <c>HeaderSetBinding.Http1.cs</c>).
+/// request head with the parser specialized for the set (one partial file per protocol: <c>HeaderSetBinding.Http1.cs</c>,
+/// <c>HeaderSetBinding.Http2.cs</c>).
 /// </summary>
 /// <remarks>
 /// The connection calls these once per connection (the objects) or once per parse of a head (a virtual call each);
@@ -23,7 +25,10 @@ internal abstract partial class HeaderSetBinding
 
     public abstract HttpResponse CreateResponse(Http1OutputBuffer output, SlabMemoryPool pool);
 
-    public abstract HttpContext CreateContext(HttpConnection connection, HttpRequest request, HttpResponse response);
+    /// <summary>The response of an HTTP/2 stream.</summary>
+    public abstract HttpResponse CreateResponse(Http2Stream stream, SlabMemoryPool pool);
+
+    public abstract HttpContext CreateContext(IHttpContextOwner owner, HttpRequest request, HttpResponse response);
 }
 
 /// <summary>The binding of one header set: the parse of a request head, compiled by the JIT for that set.</summary>
@@ -41,7 +46,9 @@ internal sealed class BuiltInHeaderSetBinding : HeaderSetBinding<BuiltInHeaderSe
 
     public override HttpResponse CreateResponse(Http1OutputBuffer output, SlabMemoryPool pool) => new(new ResponseHeaders(), output, pool);
 
-    public override HttpContext CreateContext(HttpConnection connection, HttpRequest request, HttpResponse response) => new(connection, request, response);
+    public override HttpResponse CreateResponse(Http2Stream stream, SlabMemoryPool pool) => new(new ResponseHeaders(), stream, pool);
+
+    public override HttpContext CreateContext(IHttpContextOwner owner, HttpRequest request, HttpResponse response) => new(owner, request, response);
 }
 
 /// <summary>An app's own header set: the typed <see cref="HttpContext{THeaderSet}"/> and its collections.</summary>
@@ -58,6 +65,9 @@ internal sealed class AppHeaderSetBinding<THeaderSet> : HeaderSetBinding<THeader
     public override HttpResponse CreateResponse(Http1OutputBuffer output, SlabMemoryPool pool)
         => new HttpResponse<THeaderSet>(new ResponseHeaders<THeaderSet>(), output, pool);
 
-    public override HttpContext CreateContext(HttpConnection connection, HttpRequest request, HttpResponse response)
-        => new HttpContext<THeaderSet>(connection, (HttpRequest<THeaderSet>)request, (HttpResponse<THeaderSet>)response);
+    public override HttpResponse CreateResponse(Http2Stream stream, SlabMemoryPool pool)
+        => new HttpResponse<THeaderSet>(new ResponseHeaders<THeaderSet>(), stream, pool);
+
+    public override HttpContext CreateContext(IHttpContextOwner owner, HttpRequest request, HttpResponse response)
+        => new HttpContext<THeaderSet>(owner, (HttpRequest<THeaderSet>)request, (HttpResponse<THeaderSet>)response);
 }

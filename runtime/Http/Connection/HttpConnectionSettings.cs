@@ -17,7 +17,7 @@ internal sealed class HttpConnectionSettings
 
     public HttpConnectionSettings(IHttpApplication application, HttpLimits limits, long outputBufferLimit,
         long maxRequestBodyDrainSize, TimeSpan keepAliveTimeout, TimeSpan requestHeadersTimeout,
-        TimeProvider timeProvider, ILogger logger, CancellationToken shutdown, Action<HttpConnection>? connectionClosed = null)
+        TimeProvider timeProvider, ILogger logger, CancellationToken shutdown, Action<ServerConnection>? connectionClosed = null)
     {
         Application = application;
         Limits = limits;
@@ -84,7 +84,10 @@ internal sealed class HttpConnectionSettings
     public CancellationToken Shutdown { get; }
 
     /// <summary>Called once a connection has ended and returned its blocks.</summary>
-    public Action<HttpConnection>? ConnectionClosed { get; }
+    public Action<ServerConnection>? ConnectionClosed { get; }
+
+    /// <summary>The HTTP/2 settings and bounds of every HTTP/2 connection.</summary>
+    public Http2Limits Http2 { get; init; } = new();
 
     /// <summary>The deadline <paramref name="timeout"/> (timestamp ticks) from now, saturating at <see cref="ConnectionDeadline.NeverPasses"/>.</summary>
     public long DeadlineAfter(long timeout)

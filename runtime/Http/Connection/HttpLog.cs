@@ -22,6 +22,15 @@ internal static partial class HttpLog
     [LoggerMessage(EventId = 5, Level = LogLevel.Debug, Message = "Connection {ConnectionId}: the request head did not arrive within the request-headers timeout, responding 408")]
     public static partial void RequestHeadersTimedOut(ILogger logger, long connectionId);
 
+    [LoggerMessage(EventId = 60, Level = LogLevel.Debug, Message = "Connection {ConnectionId}: HTTP/2 connection error {Reason} ({ErrorCode}): {Detail}")]
+    public static partial void Http2ConnectionError(ILogger logger, long connectionId, string reason, string errorCode, string detail);
+
+    [LoggerMessage(EventId = 61, Level = LogLevel.Debug, Message = "Connection {ConnectionId}: HTTP/2 stream {StreamId} reset, {Reason} ({ErrorCode})")]
+    public static partial void Http2StreamError(ILogger logger, long connectionId, int streamId, string reason, string errorCode);
+
+    [LoggerMessage(EventId = 62, Level = LogLevel.Debug, Message = "Connection {ConnectionId}: HTTP/2 stream {StreamId} is a malformed request: {Detail}")]
+    public static partial void Http2MalformedRequest(ILogger logger, long connectionId, int streamId, string detail);
+
     [LoggerMessage(EventId = 40, Level = LogLevel.Debug, Message = "Connection {ConnectionId}: closed by the server ({Reason})")]
     public static partial void ClosedByServer(ILogger logger, long connectionId, string reason);
 }

@@ -38,6 +38,18 @@ public abstract class HeaderCollection : IDictionary<string, StringValues>
         _table = table;
     }
 
+    /// <summary>The table of the collection's known headers.</summary>
+    internal HeaderTable KnownHeaderTable => _table;
+
+    /// <summary>The bit set of the known headers present.</summary>
+    internal ulong PresentBits => _bits;
+
+    /// <summary>The headers outside the table, or null when none was ever set.</summary>
+    internal Dictionary<string, StringValues>? UnknownHeaders => _unknown;
+
+    /// <summary>The value of the known header at a bit index, whether present or not (<see cref="PresentBits"/> says).</summary>
+    internal ref readonly StringValues KnownValue(int index) => ref _values[index];
+
     /// <summary>The header at a bit index of the table: empty when absent.</summary>
     /// <remarks>For generated typed properties, which pass a constant index: inlined, it is one bit test and one load.</remarks>
     [EditorBrowsable(EditorBrowsableState.Never)]

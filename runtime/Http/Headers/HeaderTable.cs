@@ -26,6 +26,8 @@ public sealed class HeaderTable
     private readonly int[]?[] _indexesByLength;
     private readonly byte[] _prefixes;
     private readonly int[] _prefixOffsets;
+    private readonly byte[] _lowerCaseNames;
+    private readonly int[] _lowerCaseOffsets;
 
     /// <summary>Describes the known headers of a collection that is written, never parsed (response headers).</summary>
     /// <param name="names">The names in bit order, as they are written; Content-Length is not among them.</param>
@@ -95,6 +97,18 @@ public sealed class HeaderTable
         }
 
         _prefixOffsets[names.Length] = offset;
+
+        // The names as HTTP/2 writes them (RFC 9113 section 8.2.1: lower case), back to back likewise.
+        _lowerCaseNames = new byte[prefixBytes - (4 * names.Length)];
+        _lowerCaseOffsets = new int[names.Length + 1];
+        offset = 0;
+        for (int i = 0; i < names.Length; i++)
+        {
+            _lowerCaseOffsets[i] = offset;
+            offset += Encoding.ASCII.GetBytes(names[i].ToLowerInvariant(), _lowerCaseNames.AsSpan(offset));
+        }
+
+        _lowerCaseOffsets[names.Length] = offset;
     }
 
     /// <summary>How many headers the bit set holds.</summary>
@@ -142,6 +156,13 @@ public sealed class HeaderTable
     {
         int start = _prefixOffsets[index];
         return _prefixes.AsSpan(start, _prefixOffsets[index + 1] - start);
+    }
+
+    /// <summary>The name of the header at <paramref name="index"/> in lower case, as HTTP/2 writes it.</summary>
+    internal ReadOnlySpan<byte> GetLowerCaseName(int index)
+    {
+        int start = _lowerCaseOffsets[index];
+        return _lowerCaseNames.AsSpan(start, _lowerCaseOffsets[index + 1] - start);
     }
 
     private static string[][] EmptyValues(string[] names)

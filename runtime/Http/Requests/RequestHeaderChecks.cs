@@ -72,7 +72,7 @@ internal static class RequestHeaderChecks
     }
 
     /// <summary>True when every member of every Expect line is "100-continue" (case-insensitive); empty members are skipped.</summary>
-    private static bool ExpectsOnlyContinue(StringValues expect)
+    internal static bool ExpectsOnlyContinue(StringValues expect)
     {
         for (int i = 0; i < expect.Count; i++)
         {

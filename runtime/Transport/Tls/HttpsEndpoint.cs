@@ -31,4 +31,12 @@ public sealed class HttpsEndpoint
 
     /// <summary>The TLS settings of the endpoint's connections.</summary>
     public TlsServerOptions Tls { get; }
+
+    /// <summary>
+    /// The HTTP versions this endpoint offers with ALPN (h2 preferred to http/1.1); null (the default) takes
+    /// <see cref="FalconetServerOptions.Protocols"/>. ALPN offers those of <see cref="TlsServerOptions.ApplicationProtocols"/>
+    /// the endpoint serves. <see cref="HttpProtocols.Http2"/> alone refuses a client that offers only http/1.1, and speaks
+    /// HTTP/2 to a client that offered no ALPN protocol at all (an HTTP/1.1 request gets GOAWAY).
+    /// </summary>
+    public HttpProtocols? Protocols { get; init; }
 }

@@ -37,13 +37,15 @@ public sealed class TlsServerOptions
     public Func<X509Certificate2, X509Chain?, SslPolicyErrors, bool>? ClientCertificateValidation { get; set; }
 
     /// <summary>
-    /// The application protocols offered with ALPN (default: http/1.1 only; SslStream picks among those the client offers). The
-    /// client's pick is on <c>TransportConnection.NegotiatedApplicationProtocol</c>, and the server runs that protocol on
-    /// the connection. A client that offers only other protocols fails the handshake (no_application_protocol alert,
-    /// counted as <c>protocol</c>); one that offers no ALPN at all is served HTTP/1.1.
-    /// Empty: no ALPN. A protocol the server does not serve fails the start with a message naming it.
+    /// The application protocols offered with ALPN, in the server's order of preference (default: h2, then http/1.1;
+    /// SslStream picks the first of these the client offers). The client's pick is on
+    /// <c>TransportConnection.NegotiatedApplicationProtocol</c>, and the server runs that protocol on the connection. A
+    /// client that offers only other protocols fails the handshake (no_application_protocol alert, counted as
+    /// <c>protocol</c>); one that offers no ALPN at all is served HTTP/1.1. The server offers only those its endpoint serves
+    /// (<c>HttpsEndpoint.Protocols</c>). Empty: no ALPN. A protocol the server does not serve fails the start with a
+    /// message naming it.
     /// </summary>
-    public IList<SslApplicationProtocol> ApplicationProtocols { get; set; } = [SslApplicationProtocol.Http11];
+    public IList<SslApplicationProtocol> ApplicationProtocols { get; set; } = [SslApplicationProtocol.Http2, SslApplicationProtocol.Http11];
 
     /// <summary>How long the TLS handshake may take from the accept (default 10 s); then the connection is closed. Checked by the server's heartbeat.</summary>
     public TimeSpan HandshakeTimeout { get; set; } = TimeSpan.FromSeconds(10);

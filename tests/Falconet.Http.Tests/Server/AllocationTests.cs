@@ -26,7 +26,7 @@ public sealed class AllocationCollection
 /// as sequential round trips (one request, then its response) and pipelined 16 deep as the benchmark sends them.
 /// </summary>
 [Collection(nameof(AllocationCollection))]
-public class AllocationTests(ITestOutputHelper output) : ServerTests
+public partial class AllocationTests(ITestOutputHelper output) : ServerTests
 {
     private const int Requests = 10_000;
     private const int WarmUpRound = 256;

@@ -372,10 +372,15 @@ public class HttpsTests : ServerTests
     public async Task A_client_that_offers_only_protocols_the_endpoint_does_not_fails_its_handshake()
     {
         var logs = new RecordingLoggerFactory();
-        await using TestServer host = await StartServerAsync(DescribeTls, options => options.LoggerFactory = logs);
+        await using TestServer host = await StartServerAsync(DescribeTls, options =>
+        {
+            options.LoggerFactory = logs;
+            options.Protocols = HttpProtocols.Http1;
+        });
         SslClientAuthenticationOptions h2Only = TestCertificates.ClientOptions();
         h2Only.ApplicationProtocols = [SslApplicationProtocol.Http2];
 
+        // The endpoint serves HTTP/1.1 only, so ALPN does not offer h2.
         Should.Throw<AuthenticationException>(() => RawClient.ConnectTls(host.EndPoint, options: h2Only).Dispose());
         await TlsProbe.WaitForFailedHandshakeAsync(logs, "protocol");
     }
@@ -384,13 +389,13 @@ public class HttpsTests : ServerTests
     public async Task Offering_a_protocol_the_server_does_not_serve_or_one_twice_fails_the_start_naming_the_option()
     {
         var options = new FalconetServerOptions();
-        var tls = new TlsServerOptions { ServerCertificate = TestCertificates.Server, ApplicationProtocols = [SslApplicationProtocol.Http2] };
+        var tls = new TlsServerOptions { ServerCertificate = TestCertificates.Server, ApplicationProtocols = [new SslApplicationProtocol("h3")] };
         options.HttpsEndpoints.Add(new HttpsEndpoint(new IPEndPoint(IPAddress.Loopback, 0), tls));
         await using (var server = new FalconetServer(options, DescribeTls))
         {
             string message = (await Should.ThrowAsync<InvalidOperationException>(() => server.StartAsync())).Message;
             message.ShouldContain("HttpsEndpoints[0].Tls.ApplicationProtocols");
-            message.ShouldContain("'h2'");
+            message.ShouldContain("'h3'");
         }
 
         tls.ApplicationProtocols = [SslApplicationProtocol.Http11, SslApplicationProtocol.Http11];

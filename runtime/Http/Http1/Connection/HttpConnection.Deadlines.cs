@@ -1,3 +1,4 @@
+using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Diagnostics;
 
@@ -18,8 +19,15 @@ internal sealed partial class HttpConnection
     /// deadline before it reads the shutdown signal: the server cancels that signal before calling this, so one side
     /// always sees the other.
     /// </remarks>
-    public void CloseIfIdle()
+    public override void CloseIfIdle()
     {
+        if (Volatile.Read(ref _http2) is { } http2)
+        {
+            // HTTP/2 needs no grace for idle connections: its GOAWAY tells the client which streams were taken up.
+            http2.CloseIfIdle();
+            return;
+        }
+
         if (_waitingForRequest && !_lingering && _settings.DrainIdleTimeout > 0)
         {
             // The heartbeat closes it when the shortened deadline passes, as for a keep-alive timeout.
@@ -38,8 +46,14 @@ internal sealed partial class HttpConnection
     /// stops the receive of a request body that arrives below its minimum rate (the body read then fails with 408);
     /// resets a connection whose client reads the response below its minimum rate (it cannot be told otherwise).
     /// </summary>
-    public void OnHeartbeat(long now)
+    public override void OnHeartbeat(long now)
     {
+        if (Volatile.Read(ref _http2) is { } http2)
+        {
+            http2.OnHeartbeat(now);
+            return;
+        }
+
         if (_deadline.TryExpireIfPassed(now))
         {
             StopReceiving();

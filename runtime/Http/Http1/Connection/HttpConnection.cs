@@ -26,10 +26,8 @@ namespace Falconet.Http.Http1;
 /// HttpConnection.Deadlines.cs (the heartbeat's side and the 408) and HttpConnection.Errors.cs (answers to failed requests
 /// and the reporting of rejections).
 /// </remarks>
-internal sealed partial class HttpConnection : IThreadPoolWorkItem
+internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwner
 {
-    private static long s_nextId;
-
     private readonly TransportConnection _transport;
     private readonly HttpConnectionSettings _settings;
     private readonly Http1Input _input;
@@ -60,11 +58,19 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
     private volatile bool _waitingForRequest;
     private volatile bool _lingering;
 
-    public HttpConnection(TransportConnection transport, HttpConnectionSettings settings)
+    private readonly bool _http2PriorKnowledge;
+    private Http2.Http2Connection? _http2;
+
+    /// <summary>
+    /// <paramref name="http2PriorKnowledge"/>: the endpoint also serves HTTP/2, so a client that opens with the HTTP/2
+    /// connection preface is handed over to an <see cref="Http2.Http2Connection"/> on the same transport (plain HTTP only:
+    /// over TLS the protocol is chosen with ALPN).
+    /// </summary>
+    public HttpConnection(TransportConnection transport, HttpConnectionSettings settings, bool http2PriorKnowledge = false)
     {
+        _http2PriorKnowledge = http2PriorKnowledge;
         _transport = transport;
         _settings = settings;
-        Id = Interlocked.Increment(ref s_nextId);
         _input = new Http1Input(transport, _abortSignal);
         _rates = new DataRateMonitor(settings.TimeProvider, settings.MinRequestBodyDataRate, settings.MinResponseDataRate);
         _output = new Http1OutputBuffer(transport, settings.OutputBufferLimit, _rates);
@@ -79,36 +85,47 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
         _ioThread = new IoThreadReturn(transport);
     }
 
-    public long Id { get; }
-
     /// <summary>Requests started on this connection; other threads may read it (the server sums it over its connections).</summary>
-    public long RequestCount => Volatile.Read(ref _requestCount);
+    public override long RequestCount => Volatile.Read(ref _requestCount) + (Volatile.Read(ref _http2)?.RequestCount ?? 0);
 
-    public TransportConnection Transport => _transport;
+    public override TransportConnection Transport => _transport;
 
     /// <summary>Marks a connection the accept loop counted as queued (<see cref="ServerMetrics.QueuedConnectionsName"/>).</summary>
-    public void SetQueued(bool queued) => _metrics.SetQueued(queued);
+    public override void SetQueued(bool queued) => _metrics.SetQueued(queued);
+
+    long IHttpContextOwner.ConnectionId => Id;
+
+    long IHttpContextOwner.RequestNumber => RequestCount;
+
+    int IHttpContextOwner.StreamId => 0;
+
+    void IHttpContextOwner.Abort() => RequestAbort();
+
+    void IHttpContextOwner.Reset(int errorCode) => RequestAbort();
 
     public EndPoint? LocalEndPoint => _transport.LocalEndPoint;
 
     public EndPoint? RemoteEndPoint => _transport.RemoteEndPoint;
 
     /// <summary>The most output bytes this connection buffered at once (write-behind diagnostics).</summary>
-    public long PeakBufferedOutput => _output.PeakBuffered;
+    public override long PeakBufferedOutput => Math.Max(_output.PeakBuffered, Volatile.Read(ref _http2)?.PeakBufferedOutput ?? 0);
 
     /// <summary>Cancelled when the client goes away or the request is aborted (see <see cref="HttpContext.RequestAborted"/>).</summary>
     public CancellationToken RequestAborted => _abortSignal.Token;
 
-    /// <summary>Starts <see cref="RunAsync"/> where the transport scheduled it (see the remarks on the class).</summary>
-    void IThreadPoolWorkItem.Execute() => _ = RunAsync();
-
     /// <summary>Runs the connection until the peer closes, a request asks to close, a deadline passes, or the server stops.</summary>
-    public async Task RunAsync()
+    public override async Task RunAsync()
     {
         _metrics.ConnectionStarted(_transport.LocalEndPoint);
         try
         {
             await ProcessRequestsAsync().ConfigureAwait(false);
+            if (_http2 is { } http2)
+            {
+                await http2.ServeAsync(_input.GetSequence()).ConfigureAwait(false);
+                _abortRequested |= http2.AbortRequested;
+            }
+
             // After a stop, a receive's 0 is not the peer's close: the client may still be sending.
             if (_lingerOnClose && !_abortRequested && (!_input.PeerClosed || _receiveStopped))
             {
@@ -151,6 +168,11 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
         }
         finally
         {
+            if (_http2 is { } http2)
+            {
+                await http2.ReleaseAsync().ConfigureAwait(false);
+            }
+
             _input.Dispose();
             _output.Dispose();
             _response.ReleaseBuffers();
@@ -179,6 +201,16 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
             }
             catch (BadHttpRequestException exception)
             {
+                if (_http2PriorKnowledge && RequestCount == 0 && Http2.Http2Preface.IsPrefixOf(_input.GetSequence()))
+                {
+                    // RFC 9113 section 3.3: a client with prior knowledge opens with the HTTP/2 preface, whose first line reads
+                    // as a request line of version 2.0. Found only where HTTP/1.1 refuses it, so HTTP/1.1 pays nothing for it.
+                    _headDeadlineArmed = false;
+                    _deadline.TrySet(ConnectionDeadline.None);
+                    Volatile.Write(ref _http2, new Http2.Http2Connection(_transport, _settings, this));
+                    return;
+                }
+
                 ReportRejection(exception);
                 _response.Reset(isHead: false, http10: false, keepAlive: false);
                 _response.TryWriteEmptyResponse(exception.StatusCode, keepAlive: false);

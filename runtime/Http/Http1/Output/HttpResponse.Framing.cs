@@ -35,6 +35,8 @@ public partial class HttpResponse
         _isHead = isHead;
         _http10 = http10;
         KeepAlive = keepAlive;
+        _http2Ending = false;
+        _trailers?.Clear();
     }
 
     /// <summary>
@@ -61,6 +63,12 @@ public partial class HttpResponse
     /// <exception cref="InvalidOperationException">The body does not match a declared Content-Length.</exception>
     internal void Complete()
     {
+        if (_stream is not null)
+        {
+            Http2Complete();
+            return;
+        }
+
         if (_state == ResponseState.NotStarted)
         {
             long? declared = Headers.ContentLength;
@@ -95,6 +103,11 @@ public partial class HttpResponse
     /// </summary>
     internal bool TryWriteEmptyResponse(int statusCode, bool keepAlive)
     {
+        if (_stream is not null)
+        {
+            return Http2WriteEmptyResponse(statusCode);
+        }
+
         if (_state != ResponseState.NotStarted)
         {
             return false;

@@ -1,0 +1,268 @@
+using System;
+using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace Falconet.Http.Http2.HPack;
+
+/// <summary>
+/// The HPACK Huffman code (RFC 7541 section 5.2, Appendix B) over the generated tables of <see cref="HPackHuffman"/>: decoding
+/// looks up <see cref="HPackHuffman.PeekBits"/> bits at a time (two symbols per lookup when both fit), encoding packs codes
+/// into a 64-bit accumulator.
+/// </summary>
+internal static class HuffmanCodec
+{
+    /// <summary>What <see cref="Decode"/> returns for input that is not a valid Huffman string.</summary>
+    public const int Invalid = -1;
+
+    private const int WindowShift = 64 - HPackHuffman.PeekBits;
+
+    /// <summary>
+    /// Decodes <paramref name="source"/> into <paramref name="destination"/> and returns the decoded length, or
+    /// <see cref="Invalid"/> when the input holds EOS, ends inside a code with more than 7 bits, or pads with anything but
+    /// ones (RFC 7541 section 5.2). A decoded string longer than <paramref name="destination"/> is still checked to the
+    /// end: its full length is returned and only the first <c>destination.Length</c> bytes are written.
+    /// </summary>
+    public static int Decode(ReadOnlySpan<byte> source, Span<byte> destination)
+    {
+        ref uint windows = ref MemoryMarshal.GetReference(HPackHuffman.DecodeWindows);
+        ref byte output = ref MemoryMarshal.GetReference(destination);
+        int capacity = destination.Length;
+        int written = 0;
+        int input = 0;
+
+        // The next bits of input, the first at the top; `bits` of them are valid. Below them the accumulator may hold
+        // bits of bytes not yet counted (an 8-byte load takes more than it counts): the same bits a later load puts there.
+        ulong accumulator = 0;
+        int bits = 0;
+        while (true)
+        {
+            if (source.Length - input >= sizeof(ulong))
+            {
+                accumulator |= BinaryPrimitives.ReadUInt64BigEndian(source[input..]) >> bits;
+                input += (63 - bits) >> 3;
+                bits |= 56;
+            }
+            else
+            {
+                while (bits <= 56 && input < source.Length)
+                {
+                    accumulator |= (ulong)source[input++] << (56 - bits);
+                    bits += 8;
+                }
+
+                if (bits < HPackHuffman.PeekBits)
+                {
+                    return DecodeTail(accumulator, bits, ref output, capacity, written, ref windows);
+                }
+            }
+
+            // At least 12 valid bits; after a full refill at least 56, so four windows without a check of the input.
+            while (bits >= HPackHuffman.PeekBits)
+            {
+                uint entry = Unsafe.Add(ref windows, (nint)(accumulator >> WindowShift));
+                int count = (int)(entry >> HPackHuffman.CountShift) & 3;
+                if ((uint)(count - 1) >= 2)
+                {
+                    if (count == 3)
+                    {
+                        return Invalid;
+                    }
+
+                    // A code longer than the window: the rest of it bit by bit down the tree (rare: no ASCII letter or digit).
+                    accumulator <<= HPackHuffman.PeekBits;
+                    bits -= HPackHuffman.PeekBits;
+                    int symbol = DecodeLongCode((int)(entry & 0xFFFF), ref accumulator, ref bits, source, ref input);
+                    if (symbol < 0)
+                    {
+                        return Invalid;
+                    }
+
+                    if (written < capacity)
+                    {
+                        Unsafe.Add(ref output, written) = (byte)symbol;
+                    }
+
+                    written++;
+                    continue;
+                }
+
+                if (written + 1 < capacity && BitConverter.IsLittleEndian)
+                {
+                    // Both symbol bytes at once; the second is overwritten next when the entry holds one symbol.
+                    Unsafe.WriteUnaligned(ref Unsafe.Add(ref output, written), (ushort)entry);
+                }
+                else
+                {
+                    WriteSymbols(ref output, capacity, written, entry, count);
+                }
+
+                written += count;
+                int consumed = (int)(entry >> HPackHuffman.ConsumedShift) & 0xF;
+                accumulator <<= consumed;
+                bits -= consumed;
+            }
+        }
+    }
+
+    /// <summary>The number of bytes <paramref name="value"/> takes Huffman-encoded (its chars are octets, U+0000 to U+00FF).</summary>
+    public static int GetEncodedLength(ReadOnlySpan<char> value)
+    {
+        ref ulong codes = ref MemoryMarshal.GetReference(HPackHuffman.Codes);
+        long bits = 0;
+        foreach (char c in value)
+        {
+            bits += (int)Unsafe.Add(ref codes, (nint)(byte)c) & 0xFF;
+        }
+
+        return (int)((bits + 7) >> 3);
+    }
+
+    /// <summary>The number of bytes <paramref name="value"/> takes Huffman-encoded.</summary>
+    public static int GetEncodedLength(ReadOnlySpan<byte> value)
+    {
+        ref ulong codes = ref MemoryMarshal.GetReference(HPackHuffman.Codes);
+        long bits = 0;
+        foreach (byte b in value)
+        {
+            bits += (int)Unsafe.Add(ref codes, (nint)b) & 0xFF;
+        }
+
+        return (int)((bits + 7) >> 3);
+    }
+
+    /// <summary>
+    /// Huffman-encodes <paramref name="value"/> (chars U+0000 to U+00FF) into <paramref name="destination"/>, which holds at
+    /// least <see cref="GetEncodedLength(ReadOnlySpan{char})"/> bytes, padding the last byte with ones; returns the length.
+    /// </summary>
+    public static int Encode(ReadOnlySpan<char> value, Span<byte> destination)
+    {
+        ref ulong codes = ref MemoryMarshal.GetReference(HPackHuffman.Codes);
+        ulong pending = 0;
+        int pendingBits = 0;
+        int written = 0;
+        foreach (char c in value)
+        {
+            ulong code = Unsafe.Add(ref codes, (nint)(byte)c);
+            int length = (int)code & 0xFF;
+            pending = (pending << length) | (code >> 8);
+            pendingBits += length;
+            while (pendingBits >= 8)
+            {
+                pendingBits -= 8;
+                destination[written++] = (byte)(pending >> pendingBits);
+            }
+        }
+
+        if (pendingBits > 0)
+        {
+            // The padding is the leading bits of EOS: ones.
+            destination[written++] = (byte)((pending << (8 - pendingBits)) | (0xFFu >> pendingBits));
+        }
+
+        return written;
+    }
+
+    /// <summary>Huffman-encodes <paramref name="value"/> like <see cref="Encode(ReadOnlySpan{char}, Span{byte})"/>.</summary>
+    public static int Encode(ReadOnlySpan<byte> value, Span<byte> destination)
+    {
+        ref ulong codes = ref MemoryMarshal.GetReference(HPackHuffman.Codes);
+        ulong pending = 0;
+        int pendingBits = 0;
+        int written = 0;
+        foreach (byte b in value)
+        {
+            ulong code = Unsafe.Add(ref codes, (nint)b);
+            int length = (int)code & 0xFF;
+            pending = (pending << length) | (code >> 8);
+            pendingBits += length;
+            while (pendingBits >= 8)
+            {
+                pendingBits -= 8;
+                destination[written++] = (byte)(pending >> pendingBits);
+            }
+        }
+
+        if (pendingBits > 0)
+        {
+            destination[written++] = (byte)((pending << (8 - pendingBits)) | (0xFFu >> pendingBits));
+        }
+
+        return written;
+    }
+
+    // The last bits of the input, fewer than a window: whole symbols while they fit, then at most 7 bits of ones.
+    private static int DecodeTail(ulong accumulator, int bits, ref byte output, int capacity, int written, ref uint windows)
+    {
+        while (bits > 0)
+        {
+            // The bits below the valid ones are zeros here: every byte of input has been counted.
+            uint entry = Unsafe.Add(ref windows, (nint)(accumulator >> WindowShift));
+            int count = (int)(entry >> HPackHuffman.CountShift) & 3;
+            int firstBits = (int)(entry >> HPackHuffman.FirstBitsShift) & 0xF;
+            if (count == 0 || firstBits > bits)
+            {
+                // The valid bits start a code they do not finish: padding, which is at most 7 bits of ones.
+                return bits <= 7 && accumulator >> (64 - bits) == (1UL << bits) - 1 ? written : Invalid;
+            }
+
+            if (count == 3)
+            {
+                return Invalid;
+            }
+
+            WriteSymbols(ref output, capacity, written, entry, 1);
+            written++;
+            accumulator <<= firstBits;
+            bits -= firstBits;
+        }
+
+        return written;
+    }
+
+    // The rest of a code longer than the window, from the tree node the window ended at; -1 for EOS or an unfinished code.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int DecodeLongCode(int node, ref ulong accumulator, ref int bits, ReadOnlySpan<byte> source, ref int input)
+    {
+        ref ushort tree = ref MemoryMarshal.GetReference(HPackHuffman.LongCodeTree);
+        while (true)
+        {
+            if (bits == 0)
+            {
+                if (input == source.Length)
+                {
+                    // More than 7 bits of a code at the end: too long to be padding.
+                    return -1;
+                }
+
+                // Only whole bytes from here: the bits below the valid ones are zeros or the same input.
+                accumulator |= (ulong)source[input++] << 56;
+                bits = 8;
+            }
+
+            int child = Unsafe.Add(ref tree, (nint)((node * 2) + (int)(accumulator >> 63)));
+            accumulator <<= 1;
+            bits--;
+            if ((child & HPackHuffman.LeafFlag) != 0)
+            {
+                int symbol = child & 0x1FF;
+                return symbol == HPackHuffman.EndOfString ? -1 : symbol;
+            }
+
+            node = child;
+        }
+    }
+
+    private static void WriteSymbols(ref byte output, int capacity, int written, uint entry, int count)
+    {
+        if (written < capacity)
+        {
+            Unsafe.Add(ref output, written) = (byte)entry;
+        }
+
+        if (count == 2 && written + 1 < capacity)
+        {
+            Unsafe.Add(ref output, written + 1) = (byte)(entry >> HPackHuffman.SecondShift);
+        }
+    }
+}
