@@ -48,9 +48,14 @@ internal sealed partial class ConnectionFeatures<TContext>
     private const int TlsApplicationProtocolSlot = 26;
     private const int HttpsCompressionSlot = 27;
 
+    // Implemented by this object on HTTP/2 requests only.
+    private const int ResponseTrailersSlot = 28;
+    private const int ResetSlot = 29;
+    private const int Http2StreamIdSlot = 30;
+
     // Set by the framework on every request; empty after a reset.
-    private const int ActivitySlot = 28;
-    private const int SlotCount = 29;
+    private const int ActivitySlot = 31;
+    private const int SlotCount = 32;
     private const int ImplementedSlots = 24;
 
     private static readonly Type[] s_slotTypes =
@@ -83,6 +88,9 @@ internal sealed partial class ConnectionFeatures<TContext>
         typeof(ITlsHandshakeFeature),
         typeof(ITlsApplicationProtocolFeature),
         typeof(IHttpsCompressionFeature),
+        typeof(IHttpResponseTrailersFeature),
+        typeof(IHttpResetFeature),
+        typeof(IHttp2StreamIdFeature),
         typeof(IHttpActivityFeature),
     ];
 
@@ -167,6 +175,11 @@ internal sealed partial class ConnectionFeatures<TContext>
         _slots[TlsHandshakeSlot] = tls;
         _slots[TlsApplicationProtocolSlot] = tls;
         _slots[HttpsCompressionSlot] = tls;
+        object? http2 = _context.StreamId != 0 ? this : null;
+        _slots[ResponseTrailersSlot] = http2;
+        _slots[ResetSlot] = http2;
+        _slots[Http2StreamIdSlot] = http2;
+        _responseTrailers = null;
         _slots[EndpointSlot] = null;
         _slots[ActivitySlot] = null;
         _extra.Clear();
@@ -371,6 +384,21 @@ internal sealed partial class ConnectionFeatures<TContext>
         if (typeof(TFeature) == typeof(IRouteValuesFeature))
         {
             return RouteValuesSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpResponseTrailersFeature))
+        {
+            return ResponseTrailersSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttpResetFeature))
+        {
+            return ResetSlot;
+        }
+
+        if (typeof(TFeature) == typeof(IHttp2StreamIdFeature))
+        {
+            return Http2StreamIdSlot;
         }
 
         return typeof(TFeature) == typeof(IHttpActivityFeature) ? ActivitySlot : -1;

@@ -23,7 +23,7 @@ public static partial class FalconetConfiguration
             if (item.Value is not null)
             {
                 // An address alone: "http://127.0.0.1:8080", or https with the HTTPS defaults.
-                AddEndpoint(item.Path, item.Value, options, defaults.NewTlsOptions, errors);
+                AddEndpoint(item.Path, item.Value, options, defaults.Protocols, defaults.NewTlsOptions, errors);
             }
             else
             {
@@ -48,7 +48,7 @@ public static partial class FalconetConfiguration
                     url = setting.Value;
                     break;
                 case "PROTOCOLS":
-                    ReadProtocols(setting, errors);
+                    own = own with { Protocols = ReadProtocols(setting, errors) };
                     break;
                 case "SSLPROTOCOLS":
                     own = own with { SslProtocols = ReadSslProtocols(setting, errors) };
@@ -78,7 +78,7 @@ public static partial class FalconetConfiguration
             return;
         }
 
-        AddEndpoint(endpoint.Path + ":Url", url, options, () =>
+        AddEndpoint(endpoint.Path + ":Url", url, options, own.Protocols, () =>
         {
             TlsServerOptions tls = own.NewTlsOptions();
             if (certificate is not null)
@@ -95,7 +95,7 @@ public static partial class FalconetConfiguration
         }, errors, httpsOnly);
     }
 
-    private static void AddEndpoint(string path, string url, FalconetServerOptions options, Func<TlsServerOptions> tls,
+    private static void AddEndpoint(string path, string url, FalconetServerOptions options, HttpProtocols? protocols, Func<TlsServerOptions> tls,
         List<string> errors, List<string>? httpsOnly = null)
     {
         ListenAddress address;
@@ -118,7 +118,19 @@ public static partial class FalconetConfiguration
 
             foreach (EndPoint endPoint in address.EndPoints)
             {
-                options.Endpoints.Add(endPoint);
+                if (protocols is { } served && endPoint is IPEndPoint ip)
+                {
+                    options.Endpoints.Add(new HttpEndpoint(ip.Address, ip.Port, served));
+                }
+                else if (protocols is { } unixServed && unixServed != options.Protocols)
+                {
+                    errors.Add($"{path}: an endpoint of its own Protocols is an IP endpoint; a Unix socket serves Falconet:EndpointDefaults:Protocols.");
+                    return;
+                }
+                else
+                {
+                    options.Endpoints.Add(endPoint);
+                }
             }
 
             return;
@@ -127,7 +139,7 @@ public static partial class FalconetConfiguration
         TlsServerOptions settings = tls();
         foreach (EndPoint endPoint in address.EndPoints)
         {
-            options.HttpsEndpoints.Add(new HttpsEndpoint(endPoint, settings));
+            options.HttpsEndpoints.Add(new HttpsEndpoint(endPoint, settings) { Protocols = protocols });
         }
     }
 
@@ -264,13 +276,13 @@ public static partial class FalconetConfiguration
 
     private static EndpointDefaults ReadEndpointDefaults(IConfigurationSection section, List<string> errors)
     {
-        var defaults = new EndpointDefaults(null, null);
+        var defaults = new EndpointDefaults(null, null, null);
         foreach (IConfigurationSection setting in section.GetChildren())
         {
             switch (setting.Key.ToUpperInvariant())
             {
                 case "PROTOCOLS":
-                    ReadProtocols(setting, errors);
+                    defaults = defaults with { Protocols = ReadProtocols(setting, errors) };
                     break;
                 case "SSLPROTOCOLS":
                     defaults = defaults with { SslProtocols = ReadSslProtocols(setting, errors) };
@@ -287,12 +299,23 @@ public static partial class FalconetConfiguration
         return defaults;
     }
 
-    /// <summary>"Protocols": Falconet serves HTTP/1.1; an endpoint that asks for HTTP/2 or HTTP/3 fails the start.</summary>
-    private static void ReadProtocols(IConfigurationSection setting, List<string> errors)
+    /// <summary>
+    /// "Protocols", as Kestrel names them: Http1, Http2 (on plain HTTP: prior knowledge, as gRPC clients use), Http1AndHttp2;
+    /// HTTP/3 fails the start.
+    /// </summary>
+    private static HttpProtocols? ReadProtocols(IConfigurationSection setting, List<string> errors)
     {
-        if (!string.Equals(setting.Value, "Http1", StringComparison.OrdinalIgnoreCase))
+        switch (setting.Value?.Trim().ToUpperInvariant())
         {
-            errors.Add($"{setting.Path} is '{setting.Value}': Falconet serves HTTP/1.1 only for now; set it to Http1.");
+            case "HTTP1":
+                return HttpProtocols.Http1;
+            case "HTTP2":
+                return HttpProtocols.Http2;
+            case "HTTP1ANDHTTP2":
+                return HttpProtocols.Http1AndHttp2;
+            default:
+                errors.Add($"{setting.Path} is '{setting.Value}': Falconet serves Http1, Http2 and Http1AndHttp2 (no HTTP/3).");
+                return null;
         }
     }
 
@@ -340,7 +363,7 @@ public static partial class FalconetConfiguration
     }
 
     /// <summary>TLS settings an endpoint takes when it does not give them itself ("EndpointDefaults"); null leaves the option's default.</summary>
-    private sealed record EndpointDefaults(SslProtocols? SslProtocols, ClientCertificateMode? ClientCertificateMode)
+    private sealed record EndpointDefaults(HttpProtocols? Protocols, SslProtocols? SslProtocols, ClientCertificateMode? ClientCertificateMode)
     {
         public TlsServerOptions NewTlsOptions()
         {

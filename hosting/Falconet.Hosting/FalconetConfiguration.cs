@@ -57,6 +57,12 @@ public static partial class FalconetConfiguration
         ArgumentNullException.ThrowIfNull(options);
         var errors = new List<string>();
         EndpointDefaults defaults = ReadEndpointDefaults(section.GetSection(EndpointDefaultsKey), errors);
+        if (defaults.Protocols is { } protocols)
+        {
+            // As Kestrel's EndpointDefaults: every endpoint's, the addresses of --urls included.
+            options.Protocols = protocols;
+        }
+
         foreach (IConfigurationSection child in section.GetChildren())
         {
             if (Is(child, nameof(FalconetServerOptions.Endpoints)))

@@ -64,8 +64,8 @@ public sealed class ConfigurationTests : IDisposable
 
     public static TheoryData<string, string, string> Misconfigurations => new()
     {
-        { "Falconet:Endpoints:Secure:Protocols", "Http1AndHttp2", "Falconet:Endpoints:Secure:Protocols is 'Http1AndHttp2': Falconet serves HTTP/1.1 only" },
-        { "Falconet:EndpointDefaults:Protocols", "Http2", "Falconet:EndpointDefaults:Protocols is 'Http2'" },
+        { "Falconet:Endpoints:Secure:Protocols", "Http1AndHttp2AndHttp3", "Falconet:Endpoints:Secure:Protocols is 'Http1AndHttp2AndHttp3': Falconet serves Http1, Http2 and Http1AndHttp2 (no HTTP/3)" },
+        { "Falconet:EndpointDefaults:Protocols", "Http3", "Falconet:EndpointDefaults:Protocols is 'Http3'" },
         { "Falconet:Endpoints:Secure:ClientCertificateMode", "DelayCertificate", "does not renegotiate" },
         { "Falconet:Endpoints:Secure:SslProtocols", "Tls14", "'Tls14' is not a TLS version" },
         { "Falconet:Endpoints:Secure:Certificate:Path", "/nonexistent/cert.pfx", "Falconet:Endpoints:Secure:Certificate: The certificate '/nonexistent/cert.pfx'" },

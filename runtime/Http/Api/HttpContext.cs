@@ -45,9 +45,26 @@ public class HttpContext
     /// An object the application keeps with the connection across its requests (null at first): per-connection state
     /// that must not be made again for every request, such as the ASP.NET Core integration's feature objects. When the
     /// connection has closed, the server disposes it if it is <see cref="System.IAsyncDisposable"/> or
-    /// <see cref="System.IDisposable"/> (after the last request; a failure is logged as a connection error).
+    /// <see cref="System.IDisposable"/> (after the last request; a failure is logged as a connection error). On HTTP/2 it
+    /// belongs to the stream object, which the connection reuses for later streams: a connection holds as many as it ran
+    /// streams at once, each disposed when the connection closed.
     /// </summary>
     public object? ConnectionState { get; set; }
+
+    /// <summary>Disposes <see cref="ConnectionState"/> when it is disposable, once the connection closed.</summary>
+    internal ValueTask DisposeConnectionStateAsync()
+    {
+        switch (ConnectionState)
+        {
+            case System.IAsyncDisposable asyncDisposable:
+                return asyncDisposable.DisposeAsync();
+            case System.IDisposable disposable:
+                disposable.Dispose();
+                break;
+        }
+
+        return default;
+    }
 
     /// <summary>How many requests this connection has started, this one included.</summary>
     public long RequestNumber => _connection.RequestNumber;

@@ -1,5 +1,8 @@
+using System.IO;
 using System.Net;
 using System.Threading;
+using System.Threading.Tasks;
+using Falconet.Server;
 using Falconet.Transport;
 
 namespace Falconet.Http;
@@ -29,4 +32,19 @@ internal interface IHttpContextOwner
 
     /// <summary>Resets the request with an HTTP/2 error code (RST_STREAM); on HTTP/1.1 the same as <see cref="Abort"/>.</summary>
     void Reset(int errorCode);
+
+    /// <summary>The current request's minimum body rate (see <see cref="HttpContext.MinRequestBodyDataRate"/>).</summary>
+    MinDataRate? MinRequestBodyDataRate { get; set; }
+
+    /// <summary>The current request's minimum response rate (see <see cref="HttpContext.MinResponseDataRate"/>).</summary>
+    MinDataRate? MinResponseDataRate { get; set; }
+
+    /// <summary>See <see cref="HttpContext.CanUpgrade"/>.</summary>
+    bool CanUpgrade { get; }
+
+    /// <summary>See <see cref="HttpContext.UpgradeAsync"/>.</summary>
+    ValueTask<Stream> UpgradeAsync(CancellationToken cancellationToken);
+
+    /// <summary>See <see cref="HttpContext.FailStartedResponse"/>.</summary>
+    void FailStartedResponse();
 }

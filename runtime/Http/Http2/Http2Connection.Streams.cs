@@ -79,17 +79,13 @@ internal sealed partial class Http2Connection
     {
         stream.Recycle();
         _streamsInUse--;
-        if (_connectionEnded)
-        {
-            if (_streamsInUse == 0)
-            {
-                _allReleased.Set();
-            }
 
-            return;
-        }
-
+        // Kept after the connection ended too: ReleaseAsync disposes the application's state of every stream object.
         _pool.Push(stream);
+        if (_connectionEnded && _streamsInUse == 0)
+        {
+            _allReleased.Set();
+        }
     }
 
     /// <summary>
@@ -142,22 +138,38 @@ internal sealed partial class Http2Connection
 
     /// <summary>
     /// After the transport is closed: waits until every handler still running has returned (a handler that never does keeps
-    /// its stream's blocks, as on HTTP/1.1), then returns the connection's blocks.
+    /// its stream's blocks, as on HTTP/1.1), disposes the application's state of every stream object
+    /// (<see cref="HttpContext.ConnectionState"/>, so it learns that the connection ended, as on HTTP/1.1), then returns the
+    /// connection's blocks.
     /// </summary>
     public async Task ReleaseAsync()
     {
         ValueTask released;
         lock (Output.Gate)
         {
-            while (_pool.Count != 0)
-            {
-                _pool.Pop();
-            }
-
             released = _streamsInUse == 0 ? default : _allReleased.Arm();
         }
 
         await released.ConfigureAwait(false);
+        Http2Stream[] streams;
+        lock (Output.Gate)
+        {
+            streams = _pool.ToArray();
+            _pool.Clear();
+        }
+
+        foreach (Http2Stream stream in streams)
+        {
+            try
+            {
+                await stream.DisposeConnectionStateAsync().ConfigureAwait(false);
+            }
+            catch (Exception exception)
+            {
+                HttpLog.ConnectionError(_settings.Logger, Id, exception);
+            }
+        }
+
         Output.Dispose();
         _input.Dispose();
     }

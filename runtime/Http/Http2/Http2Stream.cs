@@ -125,6 +125,7 @@ internal sealed partial class Http2Stream : IHttpContextOwner
 
         _rates.ResetBody();
         _rates.SendEnded();
+        ResetApplicationState();
     }
 
     /// <summary>
@@ -223,6 +224,17 @@ internal sealed partial class Http2Stream : IHttpContextOwner
         if (failure is null && Body.Fault is { } fault && !IsReset)
         {
             failure = fault;
+        }
+
+        if (failure is null && _failedAfterStart)
+        {
+            // A framework reported (and logged) the handler's failure after its response started.
+            if (!IsReset)
+            {
+                ResetFromServer(Http2ErrorReason.ApplicationError);
+            }
+
+            return true;
         }
 
         if (failure is null)

@@ -234,3 +234,27 @@ public sealed class GrpcTestsOverTlsOnKestrel : GrpcTests
 
     protected override bool Secure => true;
 }
+
+public sealed class GrpcTestsOnFalconetSockets : GrpcTests
+{
+    protected override WebServer Server => WebServer.FalconetSockets;
+}
+
+public sealed class GrpcTestsOnFalconetLibuv : GrpcTests
+{
+    protected override WebServer Server => WebServer.FalconetLibuv;
+}
+
+public sealed class GrpcTestsOverTlsOnFalconetSockets : GrpcTests
+{
+    protected override WebServer Server => WebServer.FalconetSockets;
+
+    protected override bool Secure => true;
+}
+
+public sealed class GrpcTestsOverTlsOnFalconetLibuv : GrpcTests
+{
+    protected override WebServer Server => WebServer.FalconetLibuv;
+
+    protected override bool Secure => true;
+}

@@ -12,19 +12,7 @@ internal sealed partial class HttpConnection
     /// The connection has closed: the application's per-connection state (<see cref="HttpContext.ConnectionState"/>) is
     /// disposed when it is disposable, so it learns that the connection ended.
     /// </summary>
-    private ValueTask DisposeConnectionStateAsync()
-    {
-        switch (_context.ConnectionState)
-        {
-            case IAsyncDisposable asyncDisposable:
-                return asyncDisposable.DisposeAsync();
-            case IDisposable disposable:
-                disposable.Dispose();
-                break;
-        }
-
-        return default;
-    }
+    private ValueTask DisposeConnectionStateAsync() => _context.DisposeConnectionStateAsync();
 
     /// <summary>The application asked for the connection to be reset after its handler returns.</summary>
     public void RequestAbort()

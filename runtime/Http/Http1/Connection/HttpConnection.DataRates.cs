@@ -2,41 +2,23 @@ using Falconet.Server;
 
 namespace Falconet.Http.Http1;
 
-// The minimum data rates of the current request: the server's, unless the handler set its own (a streaming request that
-// may pause, say). Restored for every request.
+// The minimum data rates of the current request (RequestDataRates).
 internal sealed partial class HttpConnection
 {
-    private MinDataRate? _requestBodyRate;
-    private MinDataRate? _responseRate;
-    private bool _dataRatesSet;
+    private RequestDataRates _requestRates;
 
     public MinDataRate? MinRequestBodyDataRate
     {
-        get => _dataRatesSet ? _requestBodyRate : _settings.MinRequestBodyRate;
-        set => SetDataRates(value, MinResponseDataRate);
+        get => _requestRates.RequestBody(_settings);
+        set => _requestRates.Set(value, MinResponseDataRate, _settings, _rates);
     }
 
     public MinDataRate? MinResponseDataRate
     {
-        get => _dataRatesSet ? _responseRate : _settings.MinResponseRate;
-        set => SetDataRates(MinRequestBodyDataRate, value);
-    }
-
-    private void SetDataRates(MinDataRate? requestBody, MinDataRate? response)
-    {
-        _requestBodyRate = requestBody;
-        _responseRate = response;
-        _dataRatesSet = true;
-        _rates.SetLimits(requestBody?.ToLimit(_settings.TimeProvider) ?? default, response?.ToLimit(_settings.TimeProvider) ?? default);
+        get => _requestRates.Response(_settings);
+        set => _requestRates.Set(MinRequestBodyDataRate, value, _settings, _rates);
     }
 
     /// <summary>A new request starts with the server's rates.</summary>
-    private void RestoreDataRates()
-    {
-        if (_dataRatesSet)
-        {
-            _dataRatesSet = false;
-            _rates.RestoreServerLimits();
-        }
-    }
+    private void RestoreDataRates() => _requestRates.Restore(_rates);
 }
