@@ -1,7 +1,7 @@
 using System;
+using System.IO;
 using System.Linq;
 using System.Net;
-using System.IO;
 using System.Net.Http;
 using System.Net.Sockets;
 using System.Threading;

@@ -1,12 +1,12 @@
 using System;
 using System.Net;
 using System.Text;
-using Shouldly;
 using System.Threading.Tasks;
 using Falconet.Server;
 using Falconet.Transport.IoUring;
 using Falconet.Transport.Libuv;
 using Falconet.Transport.Sockets;
+using Shouldly;
 
 namespace Falconet.Http.Tests.Infrastructure;
 

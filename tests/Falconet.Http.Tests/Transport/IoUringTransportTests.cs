@@ -34,7 +34,9 @@ public sealed class IoUringTransportTests : LoopTransportTests
         options.Endpoints.Add((IPEndPoint)taken.LocalEndPoint!);
         await using var server = new FalconetServer(options, Hello);
 
-        SocketException error = await Should.ThrowAsync<SocketException>(() => server.StartAsync());
-        error.SocketErrorCode.ShouldBe(SocketError.AddressAlreadyInUse);
+        // The start fails with the endpoint named and the kernel's refusal inside, as on the other transports.
+        System.IO.IOException error = await Should.ThrowAsync<System.IO.IOException>(() => server.StartAsync());
+        error.Message.ShouldContain($"http://127.0.0.1:{((IPEndPoint)taken.LocalEndPoint!).Port}");
+        error.InnerException.ShouldBeOfType<SocketException>().SocketErrorCode.ShouldBe(SocketError.AddressAlreadyInUse);
     }
 }

@@ -4,8 +4,8 @@ using System.Net.Sockets;
 using System.Threading.Tasks;
 using Falconet.Buffers;
 using Falconet.Transport;
-using Xunit.Abstractions;
 using Shouldly;
+using Xunit.Abstractions;
 
 namespace Falconet.Runtime.Tests.Transport;
 
