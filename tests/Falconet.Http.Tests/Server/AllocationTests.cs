@@ -191,6 +191,29 @@ public class AllocationTests(ITestOutputHelper output) : ServerTests
         MeasuredBytesPerRequest(host, request, "Hello, World!", depth, "forwarded headers depth=" + depth).ShouldBeLessThan(64);
     }
 
+    [Theory(Timeout = 120_000)]
+    [InlineData(1)]
+    [InlineData(16)]
+    public async Task Requests_whose_chain_of_trusted_proxies_names_the_client_and_host_allocate_less_than_64_bytes_each(int depth)
+    {
+        // Two hops name an endpoint each (the trusted proxy, then the client) and one a host: each is kept for its own hop,
+        // so the chain repeated on the next request reuses them all (one kept endpoint for the whole walk missed twice a request).
+        await using TestServer host = await StartServerAsync(static context =>
+        {
+            bool applied = context.RemoteEndPoint is System.Net.IPEndPoint { Port: 4711 } && context.Request.Host == "example.com:81";
+            context.Response.Write(applied ? "Hello, World!"u8 : "not applied!!"u8);
+            return default;
+        }, options => options.ForwardedHeaders = new()
+        {
+            Headers = ForwardedHeaderFields.Forwarded,
+            TrustedProxies = { System.Net.IPNetwork.Parse("127.0.0.0/8"), System.Net.IPNetwork.Parse("2001:db8::1/128") },
+        }, trackLeaks: false);
+        const string request = "GET /plaintext HTTP/1.1\r\nHost: localhost:8080\r\n"
+            + "Forwarded: for=192.0.2.66, for=\"[2001:db8::7]:4711\";proto=https;host=\"example.com:81\", for=\"[2001:db8::1]\";by=_edge\r\n\r\n";
+
+        MeasuredBytesPerRequest(host, request, "Hello, World!", depth, "forwarded chain depth=" + depth).ShouldBeLessThan(64);
+    }
+
     // Sends the request on one keep-alive connection, warmed up, and returns the smallest bytes per request of up to three windows.
     private double MeasuredBytesPerRequest(TestServer host, string requestText, string body, int depth, string label)
     {
