@@ -36,7 +36,7 @@ COLUMNS = ["section", "round", "placement", "server", "loops", "scenario", "conn
            "requests_per_second", "p50_us", "p99_us", "p999_us", "max_us", "requests", "errors", "seconds",
            "server_user_us", "server_system_us", "server_busy", "client_us", "client_busy", "syscalls_per_request",
            "steal_percent", "cpu_busy", "bytes_per_second", "allocated_bytes_per_request", "resident_before",
-           "resident_after", "resident_per_connection", "opened", "reused_percent", "note"]
+           "resident_after", "resident_per_connection", "opened", "reused_percent", "cipher", "note"]
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ RECORD = {
                  levels=[10000, 50000], sources=4),
     "tls": dict(servers=["falconet-libuv", "falconet-sockets", "kestrel-app", "kestrel-app-inline", "nginx", "falconet-iouring"],
                 cells=[("https-plaintext1", [64, 256]), ("https-plaintext16", [256])],
-                payload_servers=["payload-libuv", "payload-sockets", "nginx"], sizes=[256, 4096, 65536, 1048576]),
+                payload_servers=["payload-libuv", "payload-sockets", "nginx"], sizes=[1024, 16384, 65536, 1048576]),
     # HTTPS and HTTP/2 rows for every server that serves them (Falconet's ASP.NET Core server takes neither yet: its rows
     # say so); gRPC unary calls are a slot (Harness.aspnetcore) until the sample has a gRPC service.
     "aspnetcore": dict(servers=["aspnetcore-falconet", "aspnetcore-kestrel", "aspnetcore-kestrel-inline"],
@@ -94,6 +94,8 @@ RECORD = {
 # Measured on request (--sections variants), not in a publish run by default: Falconet's transport and scheduling
 # choices against each other, pinned and unpinned.
 OPTIONAL = {
+    # The TLS section's response-size part alone (its settings are the tls section's).
+    "tlsbytes": dict(servers=RECORD["tls"]["payload_servers"]),
     "variants": dict(servers=["falconet-libuv", "falconet-libuv-handoff", "falconet-libuv-threadpool", "falconet-sockets",
                               "falconet-sockets-iothreads", "falconet-sockets-inline", "falconet-sockets-inline-iothreads"],
                      cells=[("plaintext16", [256]), ("plaintext1", [256])]),
@@ -105,14 +107,15 @@ QUICK = {
     "latency": dict(connections=64, loads=[50, 90]),
     "scaling": dict(cells=[("plaintext16", [256]), ("json1", [64])]),
     "idle": dict(levels=[2000], sources=2),
-    "tls": dict(cells=[("https-plaintext1", [64]), ("https-plaintext16", [64])], sizes=[4096, 1048576]),
+    "tls": dict(cells=[("https-plaintext1", [64]), ("https-plaintext16", [64])], sizes=[16384, 1048576]),
     "aspnetcore": dict(cells=[("plaintext1", [64]), ("json16", [64]), ("https-plaintext1", [64]), ("h2-plaintext-m16", [64])]),
     "h2": dict(cells=[("h2-plaintext-m1", [64]), ("h2-json-m16", [64])]),
 }
 # Rounds of each section in a record run; where Falconet and a peer come within CLOSE of each other, rounds are added
 # for those two until there are CLOSE_ROUNDS.
 RECORD_ROUNDS = {"throughput": 3, "latency": 3, "scaling": 3, "churn": 3, "handshakes": 3, "idle": 1, "tls": 3,
-                 "aspnetcore": 3, "h2": 3, "variants": 2}
+                 "aspnetcore": 3, "h2": 3, "variants": 2,
+                 "tlsbytes": 2}
 PAYLOAD_ROUNDS = 2  # the TLS section's response-size part
 CLOSE, CLOSE_ROUNDS = 0.10, 5
 WRK_CONNECTIONS = 1024  # the most connections a wrk run opens; loadgen's closed loop measures above
@@ -430,8 +433,13 @@ class Harness:
                     running.stop()
 
     def tls(self):
+        self.grid("tls", measure.placement("pinned"))
+        self.tlsbytes()
+
+    def tlsbytes(self):
+        """The TLS section's response-size part (run alone with --sections tlsbytes): bodies of each size over HTTP and
+        HTTPS, server pinned to one core, wrk on the other, the cipher suite each server negotiated with the client noted."""
         place = measure.placement("pinned")
-        self.grid("tls", place)
         s = self.settings("tls")
         chosen = self.available(s["payload_servers"], ("https",))
         payload = self.out / "payload"
@@ -442,15 +450,19 @@ class Harness:
         for r, server, launch, running in self.starts("tls", chosen, place, lambda _: self.launch(place, https=True, payload_directory=payload),
                                                        rounds, "-bytes"):
             measure.wrk(place, 64, max(1, self.warmup // 2), f"https://127.0.0.1:{launch.https_port}/bytes/4096", latency=False)
+            cipher = measure.negotiated_cipher(launch.https_port)
             for size in s["sizes"]:
                 for scheme, port in (("http", launch.port), ("https", launch.https_port)):
                     url = f"{scheme}://127.0.0.1:{port}/bytes/{size}"
                     result = measure.figure(running, place, lambda: measure.wrk(place, 64, self.duration, url, latency=False))
                     result.pop("output", None)
                     self.record("tls-bytes", dict(section="tls-bytes", round=r, placement=place.name, server=server.name,
-                                                  scenario=f"{scheme}-{size}", connections=64, client="wrk", seconds=self.duration, **result))
+                                                  scenario=f"{scheme}-{size}", connections=64, client="wrk", seconds=self.duration,
+                                                  cipher=cipher if scheme == "https" else "", **result))
                     print(f"  tls-bytes r{r} {server.name:20} {scheme:5} {size:>8} B  "
-                          f"{result['bytes_per_second'] / 1e9:.3f} GB/s  client {result['client_busy'] * 100:.0f}%", flush=True)
+                          f"{result['bytes_per_second'] / 1e9:.3f} GB/s  {result['requests_per_second']:.0f} req/s  "
+                          f"server {(result['server_user_us'] or 0) + (result['server_system_us'] or 0):.1f} µs/req  "
+                          f"client {result['client_busy'] * 100:.0f}%  {cipher if scheme == 'https' else ''}", flush=True)
 
     def latency(self):
         place = measure.placement("pinned")
@@ -744,7 +756,8 @@ def estimate(h, sections):
                 total += (h.close_rounds(section) - rounds) * 3 * (figures / 2 * (d + 1.5) + w + 4)
         if section == "variants":
             total += n * rounds * per_start
-        if section == "tls":
+        if section in ("tls", "tlsbytes"):
+            s = h.settings("tls")
             total += len(s["payload_servers"]) * min(rounds, PAYLOAD_ROUNDS) * (len(s["sizes"]) * 2 * (d + 1.5) + w / 2 + 4)
         if section == "latency":
             total += n * rounds * (len(s["loads"]) * (d + 3) + w + 4) + n * (d + 1.5)

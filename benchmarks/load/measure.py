@@ -254,6 +254,19 @@ def microseconds(text):
     return value * {"us": 1, "ms": 1e3, "s": 1e6, "m": 6e7}[unit]
 
 
+def negotiated_cipher(port):
+    """The TLS version and cipher suite a server on 127.0.0.1:`port` negotiates with OpenSSL's default client offer (wrk's)."""
+    try:
+        done = subprocess.run(["openssl", "s_client", "-connect", f"127.0.0.1:{port}", "-brief"], input="", capture_output=True,
+                              text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"
+    text = done.stdout + done.stderr
+    version = re.search(r"Protocol version: (\S+)", text)
+    cipher = re.search(r"Ciphersuite: (\S+)", text)
+    return f"{version.group(1)} {cipher.group(1)}" if version and cipher else "?"
+
+
 def wrk(place, connections, seconds, url, depth=1, latency=True, headers=TECHEMPOWER_HEADERS, timeout_seconds=8):
     """One wrk run (one thread). Returns the figure's client-side fields."""
     argv = place.client_prefix + ["wrk", "-t1", f"-c{connections}", f"-d{int(seconds)}s", f"--timeout", f"{timeout_seconds}"]

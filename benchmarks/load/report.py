@@ -495,19 +495,35 @@ def tls_bytes_section(directory, meta):
     cells = Cells(rows)
     servers = cells.servers()
     sizes = sorted({int(r["scenario"].split("-")[1]) for r in rows})
+    ciphers = {r["server"]: r.get("cipher") for r in rows if r.get("cipher")}
     body = []
     for s in servers:
         for size in sizes:
             plain = cells.median(("pinned", f"http-{size}", 64, s, ""), "bytes_per_second")
-            tls = cells.median(("pinned", f"https-{size}", 64, s, ""), "bytes_per_second")
-            client = cells.median(("pinned", f"https-{size}", 64, s, ""), "client_busy")
+            key = ("pinned", f"https-{size}", 64, s, "")
+            tls = cells.median(key, "bytes_per_second")
+            client = cells.median(key, "client_busy")
+            cpu = [(number(r, "server_user_us") or 0) + (number(r, "server_system_us") or 0) for r in cells.measured(key)]
             body.append([label(s), f"{size:,} B", fixed(plain / 1e9 if plain else None, 3), fixed(tls / 1e9 if tls else None, 3),
-                         fixed(tls / plain if tls and plain else None), percent(client) + (" ‡" if (client or 0) >= SATURATED else "")])
+                         thousands(cells.median(key, "requests_per_second")), fixed(statistics.median(cpu) if cpu else None, 1),
+                         fixed(tls / plain if tls and plain else None), percent(client) + (" ‡" if (client or 0) >= SATURATED else ""),
+                         ciphers.get(s) or "-"])
     return [caption(meta, "tls", rounds_of(rows)), "",
             "Response bytes per second (wrk's Transfer/sec, GB of 10^9 bytes) for bodies of each size over plain HTTP and HTTPS "
             "on the same server: Falconet's payload server (benchmarks/PayloadServer) on each transport and nginx serving "
-            "files of the same sizes (`sendfile off`, so both copy through user space). wrk decrypts on its one core.", ""] + \
-        table(["Server", "Body", "Plain GB/s", "TLS GB/s", "TLS / plain", "Client core busy (TLS)"], body, ["---", "---:", "---:", "---:", "---:", "---:"])
+            "files of the same sizes (`sendfile off`, so both copy through user space), 64 connections, the server pinned to "
+            "one core and wrk on the other; server CPU per HTTPS request from /proc (user and system). The cipher suite is "
+            "the one each server negotiates with OpenSSL's default client offer (wrk's). wrk decrypts on its one core.", ""] + \
+        table(["Server", "Body", "Plain GB/s", "TLS GB/s", "TLS req/s", "Server µs/request (TLS)", "TLS / plain", "Client core busy (TLS)", "Cipher"],
+              body, ["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---"])
+
+
+def tls_section(directory, meta, images):
+    """The HTTPS grid and the response-size table; the table alone after a run of the tlsbytes part only."""
+    grid, sizes = grid_section(directory, meta, "tls", images=images), tls_bytes_section(directory, meta)
+    if sizes and grid and grid[0].startswith("*Section"):
+        return sizes
+    return grid + sizes
 
 
 def targets_section(directory, meta):
@@ -590,7 +606,7 @@ SECTIONS = [
     ("churn", lambda d, m, i: simple_rows_section(d, m, "churn", i)),
     ("handshakes", lambda d, m, i: simple_rows_section(d, m, "handshakes", i)),
     ("idle", lambda d, m, i: simple_rows_section(d, m, "idle", i)),
-    ("tls", lambda d, m, i: grid_section(d, m, "tls", images=i) + tls_bytes_section(d, m)),
+    ("tls", lambda d, m, i: tls_section(d, m, i)),
     ("aspnetcore", lambda d, m, i: grid_section(d, m, "aspnetcore", subject_names=("aspnetcore-falconet",), images=i)),
     ("h2", lambda d, m, i: grid_section(d, m, "h2", images=i)),
     ("variants", lambda d, m, i: grid_section(d, m, "variants", subject_names=(), images=i)),

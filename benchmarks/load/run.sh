@@ -7,7 +7,8 @@
 #
 #   benchmarks/load/run.sh [--publish] [--no-build] [harness options]
 #
-#   --sections LIST     throughput latency scaling churn handshakes idle tls aspnetcore h2 [all, in that order]
+#   --sections LIST     throughput latency scaling churn handshakes idle tls aspnetcore h2 [all, in that order];
+#                       optional: variants, tlsbytes (the tls section's response sizes alone)
 #   --quick             smoke run: 1 s figures, 1 round, fewer cells; proves every part works, its figures mean nothing
 #   --plan              print what would run and the estimated duration, run nothing
 #   --servers LIST      servers instead of each section's own list (servers.py names them)

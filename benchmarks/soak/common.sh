@@ -1,8 +1,8 @@
 # Shared by the soak scripts (sourced from the repository root): build, start the sample, read its resident memory and
-# descriptors from /proc, sample them once a second. The sample runs on port 19320; the scripts stop only the sample
+# descriptors from /proc, sample them once a second. The sample runs on port 19320 (SOAK_PORT to change it); the scripts stop only the sample
 # they started (SIGTERM, which the sample handles as Ctrl+C).
 
-port=19320
+port=${SOAK_PORT:-19320}
 work=$(mktemp -d)
 
 build() {

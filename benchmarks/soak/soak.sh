@@ -4,7 +4,7 @@
 # start, peak and end, file descriptors (and sockets among them) at start and end, and pool blocks outstanding after the
 # stop (must be 0).
 #
-#   benchmarks/soak/soak.sh [seconds=300] [transport=sockets] [idle_seconds=60]
+#   benchmarks/soak/soak.sh [seconds=300] [transport=sockets|libuv|iouring] [idle_seconds=60]
 #
 # Exits non-zero when the client saw an unexpected answer, a block is outstanding or a socket leaked. Prints a Markdown
 # summary for docs/reliability.md.

@@ -26,6 +26,8 @@ public sealed class FalconetServerOptions
     /// fastest that this machine can run: <see cref="TransportKind.Libuv"/> when the system's libuv 1.x loads, otherwise
     /// <see cref="TransportKind.Sockets"/> (logged at information level, with the package that would enable libuv).
     /// Naming <see cref="TransportKind.Libuv"/> explicitly makes a missing libuv an error at start instead.
+    /// <see cref="TransportKind.IoUring"/> is taken only when named (docs/runtime-io.md, "Which transport runs"); where
+    /// io_uring cannot be used, the start fails with a <see cref="NotSupportedException"/> that says why.
     /// </summary>
     public TransportKind? Transport { get; set; }
 

@@ -11,4 +11,10 @@ public enum TransportKind
     /// system's libuv 1.x, Debian package libuv1; starting without it fails with an error that names the package).
     /// </summary>
     Libuv = 1,
+
+    /// <summary>
+    /// io_uring rings, one per loop thread and one loop per processor by default, each owning its connections and its memory
+    /// pool (needs Linux 6.1 or later with io_uring allowed; starting where it cannot run fails with an error that says why).
+    /// </summary>
+    IoUring = 2,
 }

@@ -59,6 +59,18 @@ public abstract class TransportConnection : IAsyncDisposable
     public virtual bool CompletesOnThreadPool => false;
 
     /// <summary>
+    /// The most segments one <see cref="SendAsync"/> hands the system in a single gathered call without allocating; a layer
+    /// that builds its own sends (the TLS decorator's records) keeps each within it. <see cref="DefaultMaxGatheredSegments"/>
+    /// by default: what .NET's sockets gather on Linux on the stack; above it they pin every buffer with a GCHandle and
+    /// allocate the handle and iovec arrays per call. A transport that fills its own iovec arrays says more; a decorator
+    /// says what its own sends take.
+    /// </summary>
+    public virtual int MaxGatheredSegments => DefaultMaxGatheredSegments;
+
+    /// <summary>The default of <see cref="MaxGatheredSegments"/>: 8 segments, .NET's sockets' stack threshold on Linux.</summary>
+    public const int DefaultMaxGatheredSegments = 8;
+
+    /// <summary>
     /// What the TLS handshake of this connection negotiated; null for a connection without TLS. Connections handed out by
     /// the TLS decorator's listener carry it (the handshake is complete by then); a decorator over one passes it through.
     /// </summary>

@@ -9,6 +9,7 @@ using System.Threading.Tasks;
 using Falconet.Diagnostics;
 using Falconet.Server;
 using Falconet.Transport;
+using Falconet.Transport.IoUring;
 using Falconet.Transport.Libuv;
 
 namespace Falconet.Samples.Plaintext;
@@ -16,7 +17,7 @@ namespace Falconet.Samples.Plaintext;
 /// <summary>Runs the TechEmpower sample until Ctrl+C (SIGINT) or SIGTERM, then stops gracefully.</summary>
 internal static class Program
 {
-    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv] [--scheduling threadpool|iothreads] [--libuv-distribution reuseport|handoff] [--max-connections N] [--io-threads N] [--stats]"
+    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv|iouring] [--scheduling threadpool|iothreads] [--libuv-distribution reuseport|handoff] [--iouring-sqpoll] [--max-connections N] [--io-threads N] [--stats]"
         + " [--https-port N (--https-cert cert.pem --https-key key.pem | --https-pfx file.pfx [--https-password P])]"
         + " [--unix-socket PATH] [--proxy-protocol [--trusted-proxy CIDR]...] [--reuseport] [--drain-delay SECONDS] [--drain-idle-timeout SECONDS] [--shutdown-timeout SECONDS]";
 
@@ -97,11 +98,14 @@ internal static class Program
             options.HttpsEndpoints.Add(new HttpsEndpoint(new IPEndPoint(IPAddress.Loopback, httpsPort), tls));
         }
 
-        // A libuv distribution chosen on the command line needs the transport's own options; the sample then owns the transport.
-        LibuvTransportFactory? libuv = null;
+        // A libuv distribution or io_uring's submission polling chosen on the command line needs the transport's own options;
+        // the sample then owns the transport.
+        IAsyncDisposable? owned;
         try
         {
-            libuv = arguments.Distribution is { } distribution ? CreateLibuv(distribution, arguments.Scheduling, options.IoThreadCount) : null;
+            owned = arguments.Distribution is { } distribution ? CreateLibuv(distribution, arguments.Scheduling, options)
+                : arguments.SubmissionPolling ? CreateIoUringWithPolling(arguments.Scheduling, options)
+                : null;
         }
         catch (Exception exception) when (exception is DllNotFoundException or NotSupportedException)
         {
@@ -109,8 +113,8 @@ internal static class Program
             return 1;
         }
 
-        await using LibuvTransportFactory? ownedTransport = libuv;
-        options.TransportFactory = libuv;
+        await using IAsyncDisposable? ownedTransport = owned;
+        options.TransportFactory = owned as ITransportFactory;
 
         var stop = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         using PosixSignalRegistration sigint = PosixSignalRegistration.Create(PosixSignal.SIGINT, OnSignal);
@@ -133,7 +137,7 @@ internal static class Program
         }
 
         SystemdNotify.Send("READY=1");
-        Console.WriteLine($"Falconet listening on {Url(server.ListeningOn[0])} (/plaintext, /json, /health) with the {(server.Transport is LibuvTransportFactory ? "libuv" : "sockets")} transport, at most {server.MaxConnections} connections; press Ctrl+C to stop");
+        Console.WriteLine($"Falconet listening on {Url(server.ListeningOn[0])} (/plaintext, /json, /health) with the {TransportName(server.Transport)} transport, at most {server.MaxConnections} connections; press Ctrl+C to stop");
         foreach (IPEndPoint https in server.BoundHttpsEndpoints)
         {
             Console.WriteLine($"Falconet listening on https://{https} (/plaintext, /json)");
@@ -153,7 +157,12 @@ internal static class Program
             long requests = server.RequestCount;
             long allocated = GC.GetTotalAllocatedBytes(precise: true) - allocatedAtStart;
             double perRequest = requests == 0 ? 0 : (double)allocated / requests;
-            string spread = server.Transport is LibuvTransportFactory loops ? " accepted_per_loop=" + string.Join('/', loops.AcceptedPerLoop) : string.Empty;
+            string spread = server.Transport switch
+            {
+                LibuvTransportFactory loops => " accepted_per_loop=" + string.Join('/', loops.AcceptedPerLoop),
+                IoUringTransportFactory rings => " accepted_per_loop=" + string.Join('/', rings.AcceptedPerLoop),
+                _ => string.Empty,
+            };
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"requests={requests} allocated_bytes_per_request={perRequest:F2} gen0={GC.CollectionCount(0) - gen0AtStart} gen1={GC.CollectionCount(1) - gen1AtStart} gen2={GC.CollectionCount(2) - gen2AtStart}{spread}"));
 
@@ -167,9 +176,25 @@ internal static class Program
 
         return 0;
 
-        static LibuvTransportFactory CreateLibuv(LibuvDistribution distribution, IoScheduling? scheduling, int loops) => new(new LibuvTransportOptions
+        static IoUringTransportFactory CreateIoUringWithPolling(IoScheduling? scheduling, FalconetServerOptions options) => new(new IoUringTransportOptions
         {
-            LoopCount = loops,
+            LoopCount = options.IoThreadCount,
+            ReusePort = options.ReusePort,
+            SubmissionPolling = true,
+            Scheduling = scheduling ?? IoScheduling.IoThreads,
+        });
+
+        static string TransportName(ITransportFactory? transport) => transport switch
+        {
+            LibuvTransportFactory => "libuv",
+            IoUringTransportFactory => "io_uring",
+            _ => "sockets",
+        };
+
+        static LibuvTransportFactory CreateLibuv(LibuvDistribution distribution, IoScheduling? scheduling, FalconetServerOptions options) => new(new LibuvTransportOptions
+        {
+            LoopCount = options.IoThreadCount,
+            ReusePort = options.ReusePort,
             Distribution = distribution,
             Scheduling = scheduling ?? IoScheduling.IoThreads,
         });

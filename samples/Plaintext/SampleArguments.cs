@@ -8,8 +8,8 @@ using Falconet.Transport.Libuv;
 namespace Falconet.Samples.Plaintext;
 
 /// <summary>
-/// The sample's command line: --port N (default 8080), --transport sockets|libuv, --scheduling threadpool|iothreads,
-/// --libuv-distribution reuseport|handoff, --max-connections N, --stats,
+/// The sample's command line: --port N (default 8080), --transport sockets|libuv|iouring, --scheduling threadpool|iothreads,
+/// --libuv-distribution reuseport|handoff, --iouring-sqpoll, --max-connections N, --stats,
 /// and HTTPS with --https-port N plus either --https-cert FILE --https-key FILE (PEM) or --https-pfx FILE [--https-password P];
 /// deployment: --unix-socket PATH, --proxy-protocol [--trusted-proxy CIDR]..., --reuseport, --drain-delay SECONDS,
 /// --drain-idle-timeout SECONDS, --shutdown-timeout SECONDS; an option left out takes the server's default.
@@ -23,6 +23,9 @@ internal sealed class SampleArguments
     public IoScheduling? Scheduling { get; private set; }
 
     public LibuvDistribution? Distribution { get; private set; }
+
+    /// <summary>io_uring with a kernel thread polling each submission queue (IORING_SETUP_SQPOLL).</summary>
+    public bool SubmissionPolling { get; private set; }
 
     public bool Stats { get; private set; }
 
@@ -113,9 +116,13 @@ internal sealed class SampleArguments
                     {
                         result.Transport = TransportKind.Libuv;
                     }
+                    else if (string.Equals(transport, "iouring", StringComparison.OrdinalIgnoreCase))
+                    {
+                        result.Transport = TransportKind.IoUring;
+                    }
                     else
                     {
-                        error = "--transport is 'sockets' or 'libuv'.";
+                        error = "--transport is 'sockets', 'libuv' or 'iouring'.";
                         return false;
                     }
 
@@ -154,6 +161,10 @@ internal sealed class SampleArguments
                     }
 
                     result.Transport = TransportKind.Libuv;
+                    break;
+                case "--iouring-sqpoll":
+                    result.SubmissionPolling = true;
+                    result.Transport = TransportKind.IoUring;
                     break;
                 case "--stats":
                     result.Stats = true;

@@ -446,3 +446,9 @@ public sealed class AspNetCoreServerTestsOnLibuv : AspNetCoreServerTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class AspNetCoreServerTestsOnIoUring : AspNetCoreServerTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

@@ -83,3 +83,8 @@ public sealed class DeploymentTestsOnLibuv : DeploymentTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+public sealed class DeploymentTestsOnIoUring : DeploymentTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

@@ -89,3 +89,9 @@ public sealed class FeatureCollectionTestsOnLibuv : FeatureCollectionTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class FeatureCollectionTestsOnIoUring : FeatureCollectionTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

@@ -76,3 +76,9 @@ public sealed class FlushTestsOnLibuv : FlushTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class FlushTestsOnIoUring : FlushTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

@@ -24,6 +24,9 @@ internal sealed class ConnectionDeadline
 
     private long _value = None;
 
+    // The last deadline the loop set (its own copy: expiring it does not change this one).
+    private long _armed = None;
+
     /// <summary>True once the deadline was expired; the loop's receive has been stopped.</summary>
     public bool IsExpired => Volatile.Read(ref _value) == Expired;
 
@@ -44,6 +47,7 @@ internal sealed class ConnectionDeadline
             long seen = Interlocked.CompareExchange(ref _value, deadline, current);
             if (seen == current)
             {
+                _armed = deadline;
                 return true;
             }
 
@@ -78,6 +82,13 @@ internal sealed class ConnectionDeadline
 
         return false;
     }
+
+    /// <summary>
+    /// True when the deadline last set by <see cref="TrySet"/> has passed at <paramref name="now"/>: after an expiry, tells a
+    /// deadline that passed from one a stopping server expired early or brought forward (<see cref="TryBringForward"/> leaves
+    /// this one as it was). For the loop that sets it.
+    /// </summary>
+    public bool HasPassed(long now) => _armed < NeverPasses && now >= _armed;
 
     /// <summary>Expires the deadline when it has passed at <paramref name="now"/>; true only for the call that expired it.</summary>
     public bool TryExpireIfPassed(long now)

@@ -273,7 +273,7 @@ public abstract class HeaderCollection : IDictionary<string, StringValues>
     {
         private readonly HeaderCollection _headers;
         private ulong _remaining;
-        private int _state;
+        private Stage _stage;
         private Dictionary<string, StringValues>.Enumerator _unknown;
         private KeyValuePair<string, StringValues> _current;
 
@@ -281,7 +281,7 @@ public abstract class HeaderCollection : IDictionary<string, StringValues>
         {
             _headers = headers;
             _remaining = headers._bits;
-            _state = 0;
+            _stage = Stage.KnownHeaders;
             _unknown = default;
             _current = default;
         }
@@ -294,7 +294,7 @@ public abstract class HeaderCollection : IDictionary<string, StringValues>
         /// <summary>Moves to the next header.</summary>
         public bool MoveNext()
         {
-            if (_state == 0)
+            if (_stage == Stage.KnownHeaders)
             {
                 if (_remaining != 0)
                 {
@@ -304,7 +304,7 @@ public abstract class HeaderCollection : IDictionary<string, StringValues>
                     return true;
                 }
 
-                _state = 1;
+                _stage = Stage.UnknownHeadersNotStarted;
                 if (_headers._contentLength is long length)
                 {
                     _current = new KeyValuePair<string, StringValues>(HeaderTable.ContentLengthName, _headers.ContentLengthText(length));
@@ -312,26 +312,26 @@ public abstract class HeaderCollection : IDictionary<string, StringValues>
                 }
             }
 
-            if (_state == 1)
+            if (_stage == Stage.UnknownHeadersNotStarted)
             {
                 if (_headers._unknown is not { Count: > 0 } unknown)
                 {
-                    _state = 3;
+                    _stage = Stage.Ended;
                     _current = default;
                     return false;
                 }
 
                 _unknown = unknown.GetEnumerator();
-                _state = 2;
+                _stage = Stage.UnknownHeaders;
             }
 
-            if (_state == 2 && _unknown.MoveNext())
+            if (_stage == Stage.UnknownHeaders && _unknown.MoveNext())
             {
                 _current = _unknown.Current;
                 return true;
             }
 
-            _state = 3;
+            _stage = Stage.Ended;
             _current = default;
             return false;
         }
@@ -340,7 +340,7 @@ public abstract class HeaderCollection : IDictionary<string, StringValues>
         public void Reset()
         {
             _remaining = _headers._bits;
-            _state = 0;
+            _stage = Stage.KnownHeaders;
             _unknown = default;
             _current = default;
         }
@@ -348,6 +348,22 @@ public abstract class HeaderCollection : IDictionary<string, StringValues>
         /// <summary>Nothing to release.</summary>
         public readonly void Dispose()
         {
+        }
+
+        /// <summary>Where the enumeration is, in the order headers are yielded.</summary>
+        private enum Stage : byte
+        {
+            /// <summary>Known headers, one per set bit of what remains, lowest bit first; Content-Length (kept apart as a number) is yielded on leaving.</summary>
+            KnownHeaders,
+
+            /// <summary>Known headers and Content-Length are done; the unknown headers' dictionary is looked at next.</summary>
+            UnknownHeadersNotStarted,
+
+            /// <summary>Unknown headers, through the dictionary's own enumerator.</summary>
+            UnknownHeaders,
+
+            /// <summary>Every header was yielded: MoveNext returns false until Reset.</summary>
+            Ended,
         }
     }
 }

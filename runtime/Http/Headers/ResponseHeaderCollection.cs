@@ -139,6 +139,16 @@ public abstract class ResponseHeaderCollection : HeaderCollection
         return length;
     }
 
+    /// <summary>
+    /// The value of Content-Length when it is all that follows the known headers (no header outside the schema): then the
+    /// rest of the head is the Content-Length line alone, the same bytes for the same value.
+    /// </summary>
+    internal bool TryGetContentLengthAlone(out long length)
+    {
+        length = _contentLength.GetValueOrDefault();
+        return _contentLength.HasValue && _unknown is not { Count: > 0 };
+    }
+
     /// <summary>Writes Content-Length and the unknown headers measured by <see cref="MeasureRest"/>; returns the byte count.</summary>
     internal int WriteRest(Span<byte> destination)
     {

@@ -7,7 +7,7 @@ namespace Falconet.Transport.Libuv;
 // Closing, on the loop thread: the FIN after queued bytes, the close or reset of the handle, and the handle's memory freed.
 internal sealed unsafe partial class LibuvConnection
 {
-    private void ShutdownSendOnLoop()
+    private protected override void ShutdownSendOnLoop()
     {
         if (_handleClosed || _sendShutDown)
         {
@@ -32,15 +32,21 @@ internal sealed unsafe partial class LibuvConnection
     }
 
     /// <summary>Closes the handle on the loop thread: a pending receive returns 0, a pending write fails; with <paramref name="reset"/> the peer gets an RST.</summary>
-    internal void CloseOnLoop(bool reset)
+    internal override void CloseOnLoop(bool reset)
     {
         if (_handleClosed)
         {
             return;
         }
 
+        if (!reset)
+        {
+            // Graceful: FIN after the bytes already sent (or after the pending write, which the close cancels).
+            ShutdownSendOnLoop();
+        }
+
         _handleClosed = true;
-        Volatile.Write(ref _state, reset ? Aborted : Math.Max(Volatile.Read(ref _state), Disposed));
+        MarkClosedLocally(reset);
         _reading = false;
         if (_receivePending)
         {
@@ -72,7 +78,7 @@ internal sealed unsafe partial class LibuvConnection
             connection._handle = null;
             self.Free();
             Interlocked.Decrement(ref connection._loop.OpenConnections);
-            connection.ReleaseBusy();
+            connection.ReleaseHandle();
         }
         catch (Exception exception)
         {

@@ -8,14 +8,14 @@ namespace Falconet.Transport.Libuv;
 // Reads, on the loop thread: reading runs only while a receive is pending, into that receive's memory.
 internal sealed unsafe partial class LibuvConnection
 {
-    private void StartReadingOnLoop()
+    private protected override void StartReceiveOnLoop()
     {
         if (!_receivePending)
         {
             return;
         }
 
-        if (_handleClosed || Volatile.Read(ref _receiveStopped) != 0 || _endOfStream)
+        if (_handleClosed || IsReceiveStopped || _endOfStream)
         {
             CompleteReceive(0);
             return;
@@ -44,7 +44,7 @@ internal sealed unsafe partial class LibuvConnection
         _reading = false;
     }
 
-    private void StopReceivingOnLoop()
+    private protected override void StopReceivingOnLoop()
     {
         StopReadingOnLoop();
         if (_receivePending)
@@ -122,18 +122,5 @@ internal sealed unsafe partial class LibuvConnection
         {
             StopReadingOnLoop();
         }
-    }
-
-    /// <summary>Completes the pending receive with <paramref name="read"/> bytes (0: end of stream), or with <paramref name="error"/>.</summary>
-    private void CompleteReceive(int read, Exception? error = null)
-    {
-        _receivePending = false;
-        _receiveBuffer = default;
-        _receiveRegistration.Dispose();
-        _receiveRegistration = default;
-
-        // Cleared before the result is set: an inline continuation asks for the next receive from inside SetResult.
-        Volatile.Write(ref _receiveOutstanding, 0);
-        Deliver(send: false, read, _receiveToken.IsCancellationRequested ? new OperationCanceledException(_receiveToken) : error);
     }
 }

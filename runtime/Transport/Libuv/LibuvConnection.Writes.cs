@@ -9,7 +9,7 @@ namespace Falconet.Transport.Libuv;
 // Writes, on the loop thread: uv_try_write first, uv_write for what the kernel did not take at once.
 internal sealed unsafe partial class LibuvConnection
 {
-    private void SendOnLoop()
+    private protected override void SendOnLoop()
     {
         if (!_sendPending)
         {
@@ -20,7 +20,16 @@ internal sealed unsafe partial class LibuvConnection
         _sendBuffers = default;
         if (_handleClosed)
         {
+            _writeRestAtOnce = false;
             CompleteSend(new ConnectionAbortedException("The connection was aborted or disposed."));
+            return;
+        }
+
+        if (_writeRestAtOnce)
+        {
+            // What uv_try_write did not take a moment ago (TrySendAtOnce): straight to uv_write.
+            _writeRestAtOnce = false;
+            StartWriteOnLoop(buffers);
             return;
         }
 
@@ -145,23 +154,5 @@ internal sealed unsafe partial class LibuvConnection
         {
             LibuvLog.CallbackFailed(connection._loop.Logger, connection._loop.Index, exception);
         }
-    }
-
-    private void CompleteSend(Exception? error)
-    {
-        if (!_sendPending)
-        {
-            return;
-        }
-
-        _sendPending = false;
-        _sendRegistration.Dispose();
-        _sendRegistration = default;
-        Volatile.Write(ref _sendOutstanding, 0);
-        CancellationToken token = _sendToken;
-        _sendToken = default;
-
-        // A cancelled send aborted the connection: its caller learns why, not only that the write failed.
-        Deliver(send: true, 0, error is not null && token.IsCancellationRequested ? new OperationCanceledException(token) : error);
     }
 }

@@ -3,7 +3,6 @@ using System.Net;
 using System.Net.Sockets;
 using System.Runtime.InteropServices;
 using System.Threading;
-using System.Threading.Channels;
 using System.Threading.Tasks;
 using Falconet.Diagnostics;
 using Microsoft.Extensions.Logging;
@@ -21,12 +20,7 @@ namespace Falconet.Transport.Libuv;
 /// </remarks>
 internal sealed class LibuvConnectionListener : IConnectionListener
 {
-    private readonly Channel<LibuvConnection> _accepted = Channel.CreateUnbounded<LibuvConnection>(new UnboundedChannelOptions
-    {
-        SingleReader = false,
-        SingleWriter = false,
-        AllowSynchronousContinuations = false,
-    });
+    private readonly AcceptQueue _accepted = new();
 
     private readonly LibuvTransportFactory _factory;
     private LibuvListenSocket[] _sockets = Array.Empty<LibuvListenSocket>();
@@ -104,17 +98,7 @@ internal sealed class LibuvConnectionListener : IConnectionListener
         }
     }
 
-    public async ValueTask<TransportConnection?> AcceptAsync(CancellationToken ct = default)
-    {
-        try
-        {
-            return await _accepted.Reader.ReadAsync(ct).ConfigureAwait(false);
-        }
-        catch (ChannelClosedException)
-        {
-            return null;
-        }
-    }
+    public ValueTask<TransportConnection?> AcceptAsync(CancellationToken ct = default) => _accepted.AcceptAsync(ct);
 
     /// <summary>
     /// Closes the listening handles; connections the loops accepted before are still handed out by <see cref="AcceptAsync"/>
@@ -132,7 +116,7 @@ internal sealed class LibuvConnectionListener : IConnectionListener
             await socket.CloseAsync().ConfigureAwait(false);
         }
 
-        _accepted.Writer.TryComplete();
+        _accepted.Complete();
     }
 
     public async ValueTask DisposeAsync()
@@ -140,11 +124,7 @@ internal sealed class LibuvConnectionListener : IConnectionListener
         await UnbindAsync().ConfigureAwait(false);
 
         // Accepted but never taken: nobody else will close them.
-        while (_accepted.Reader.TryRead(out LibuvConnection? connection))
-        {
-            connection.Abort();
-            await connection.DisposeAsync().ConfigureAwait(false);
-        }
+        await _accepted.CloseAsync().ConfigureAwait(false);
     }
 
     /// <summary>The loop the next connection goes to (<see cref="LibuvDistribution.Handoff"/>).</summary>
@@ -172,14 +152,7 @@ internal sealed class LibuvConnectionListener : IConnectionListener
     }
 
     /// <summary>Queues a connection made on its loop thread for <see cref="AcceptAsync"/>; resets it when the listener is unbound.</summary>
-    internal void OnAccepted(LibuvConnection connection)
-    {
-        if (!_accepted.Writer.TryWrite(connection))
-        {
-            connection.Abort();
-            _ = connection.DisposeAsync();
-        }
-    }
+    internal void OnAccepted(LibuvConnection connection) => _accepted.Add(connection);
 }
 
 /// <summary>One listening TCP handle on one loop.</summary>
@@ -250,7 +223,7 @@ internal sealed unsafe class LibuvListenSocket
             }
 
             byte* address = stackalloc byte[28];
-            LibuvNative.WriteSocketAddress(endpoint, new Span<byte>(address, 28));
+            SocketAddressBytes.Write(endpoint, new Span<byte>(address, 28));
             LibuvNative.Check(LibuvNative.TcpBind(_handle, address, 0), "uv_tcp_bind");
             LibuvNative.Check(LibuvNative.Listen(_handle, backlog, &OnConnection), "uv_listen");
             TakeReserve();
@@ -258,7 +231,7 @@ internal sealed unsafe class LibuvListenSocket
             byte* bound = stackalloc byte[128];
             int length = 128;
             LibuvNative.Check(LibuvNative.TcpGetSockName(_handle, bound, &length), "uv_tcp_getsockname");
-            return LibuvNative.ReadSocketAddress(new ReadOnlySpan<byte>(bound, length)) ?? endpoint;
+            return SocketAddressBytes.Read(new ReadOnlySpan<byte>(bound, length)) ?? endpoint;
         }
         catch
         {
@@ -529,8 +502,3 @@ internal sealed unsafe class LibuvListenSocket
     }
 }
 
-/// <summary>A delegate run on a loop thread (binding and closing listeners: rare, so a closure is fine).</summary>
-internal sealed class LoopAction(Action action) : IThreadPoolWorkItem
-{
-    public void Execute() => action();
-}

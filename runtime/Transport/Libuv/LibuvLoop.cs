@@ -1,9 +1,5 @@
 using System;
-using System.Collections.Concurrent;
-using System.Collections.Generic;
 using System.Runtime.InteropServices;
-using System.Threading;
-using Falconet.Buffers;
 using Microsoft.Extensions.Logging;
 
 namespace Falconet.Transport.Libuv;
@@ -12,13 +8,9 @@ namespace Falconet.Transport.Libuv;
 /// One libuv event loop on its own thread, with the memory pool that thread owns. Every libuv call for the loop's
 /// handles is made on this thread; other threads hand work to it through a queue and <c>uv_async_send</c>.
 /// </summary>
-internal sealed unsafe class LibuvLoop
+internal sealed unsafe class LibuvLoop : TransportLoop
 {
-    private readonly ConcurrentQueue<IThreadPoolWorkItem> _queue = new();
     private readonly object _asyncGate = new();
-    private readonly Thread _thread;
-    private readonly ILogger _logger;
-    private readonly ManualResetEventSlim _exited = new(false);
     private GCHandle _self;
     private void* _loop;
     private void* _async;
@@ -26,9 +18,8 @@ internal sealed unsafe class LibuvLoop
     private bool _stopping;
 
     public LibuvLoop(int index, bool trackLeaks, ILogger logger)
+        : base(index, $"falconet-uv-{index}", $"libuv-{index}", trackLeaks, logger)
     {
-        Index = index;
-        _logger = logger;
         _loop = NativeMemory.AllocZeroed(LibuvNative.LoopSize());
         _async = NativeMemory.AllocZeroed(LibuvNative.HandleSize(LibuvNative.HandleTypeAsync));
         try
@@ -39,6 +30,7 @@ internal sealed unsafe class LibuvLoop
         {
             NativeMemory.Free(_loop);
             NativeMemory.Free(_async);
+            Pool.Dispose();
             throw;
         }
 
@@ -47,40 +39,14 @@ internal sealed unsafe class LibuvLoop
 
         // Before the loop runs, this thread may touch it; afterwards only the loop thread does.
         LibuvNative.Check(LibuvNative.AsyncInit(_loop, _async, &OnAsync), "uv_async_init");
-        _thread = new Thread(Run) { IsBackground = true, Name = $"falconet-uv-{index}" };
-        Pool = new SlabMemoryPool($"libuv-{index}", trackLeaks, _thread.ManagedThreadId) { OwnerScheduler = Post };
-        _thread.UnsafeStart();
+        StartThread();
     }
-
-    /// <summary>The loop's position among the transport's loops.</summary>
-    public int Index { get; }
-
-    /// <summary>The pool owned by the loop thread.</summary>
-    public SlabMemoryPool Pool { get; }
 
     /// <summary>The native <c>uv_loop_t</c>.</summary>
     public void* Handle => _loop;
 
-    /// <summary>The logger for failures that have no caller to throw to.</summary>
-    public ILogger Logger => _logger;
-
-    /// <summary>True once the loop thread has ended.</summary>
-    public bool HasExited => _exited.IsSet;
-
-    /// <summary>True on the loop thread.</summary>
-    public bool IsLoopThread => Environment.CurrentManagedThreadId == _thread.ManagedThreadId;
-
-    /// <summary>Connections opened on this loop and not yet closed (diagnostics: the spread over loops).</summary>
-    public int OpenConnections;
-
-    /// <summary>Connections accepted on this loop since it started (diagnostics: the spread over loops).</summary>
-    public long AcceptedConnections;
-
-    /// <summary>Runs <paramref name="item"/> on the loop thread (on the thread pool once the loop has stopped).</summary>
-    public void Post(IThreadPoolWorkItem item)
+    protected override void Wake()
     {
-        _queue.Enqueue(item);
-
         // The handle is closed and freed by the loop thread at stop, under the same lock.
         lock (_asyncGate)
         {
@@ -94,65 +60,30 @@ internal sealed unsafe class LibuvLoop
         DrainToThreadPool();
     }
 
-    /// <summary>Closes every handle of the loop (connections still open are reset), lets it run out, and waits at most <paramref name="timeout"/> for its thread.</summary>
-    public bool Stop(TimeSpan timeout)
+    protected override void RunLoop()
     {
-        Post(new StopWorkItem(this));
-        bool exited = IsLoopThread || _exited.Wait(timeout);
-        if (exited)
+        int result = LibuvNative.Run(_loop, LibuvNative.RunDefault);
+        if (result < 0)
         {
-            Pool.Dispose();
+            LibuvLog.LoopFailed(Logger, Index, new LibuvException("uv_run", result));
         }
 
-        return exited;
-    }
-
-    private void Run()
-    {
-        try
+        // Every handle is closed: the loop has nothing left and can be freed.
+        int closed = LibuvNative.LoopClose(_loop);
+        if (closed < 0)
         {
-            int result = LibuvNative.Run(_loop, LibuvNative.RunDefault);
-            if (result < 0)
-            {
-                LibuvLog.LoopFailed(_logger, Index, new LibuvException("uv_run", result));
-            }
-
-            // Every handle is closed: the loop has nothing left and can be freed.
-            int closed = LibuvNative.LoopClose(_loop);
-            if (closed < 0)
-            {
-                LibuvLog.LoopFailed(_logger, Index, new LibuvException("uv_loop_close", closed));
-            }
-            else
-            {
-                NativeMemory.Free(_loop);
-                _loop = null;
-            }
+            LibuvLog.LoopFailed(Logger, Index, new LibuvException("uv_loop_close", closed));
         }
-        finally
+        else
         {
-            _exited.Set();
-            DrainToThreadPool();
+            NativeMemory.Free(_loop);
+            _loop = null;
         }
     }
 
-    private void RunQueued()
-    {
-        while (_queue.TryDequeue(out IThreadPoolWorkItem? item))
-        {
-            try
-            {
-                item.Execute();
-            }
-            catch (Exception exception)
-            {
-                // A work item must not take the loop down with it; the connection it belonged to times out or closes.
-                LibuvLog.WorkItemFailed(_logger, Index, exception);
-            }
-        }
-    }
+    protected override void OnWorkItemFailed(Exception exception) => LibuvLog.WorkItemFailed(Logger, Index, exception);
 
-    private void BeginStopOnLoop()
+    protected override void BeginStopOnLoop()
     {
         if (_stopping)
         {
@@ -161,14 +92,6 @@ internal sealed unsafe class LibuvLoop
 
         _stopping = true;
         LibuvNative.Walk(_loop, &OnWalkClose, null);
-    }
-
-    private void DrainToThreadPool()
-    {
-        while (_queue.TryDequeue(out IThreadPoolWorkItem? item))
-        {
-            ThreadPool.UnsafeQueueUserWorkItem(item, preferLocal: false);
-        }
     }
 
     private static LibuvLoop FromHandle(void* handle) => (LibuvLoop)GCHandle.FromIntPtr(LibuvNative.GetData(handle)).Target!;
@@ -228,17 +151,6 @@ internal sealed unsafe class LibuvLoop
         loop._self.Free();
         NativeMemory.Free(handle);
         loop._async = null;
-    }
-
-    private sealed class StopWorkItem(LibuvLoop loop) : IThreadPoolWorkItem
-    {
-        public void Execute()
-        {
-            if (loop.IsLoopThread)
-            {
-                loop.BeginStopOnLoop();
-            }
-        }
     }
 }
 

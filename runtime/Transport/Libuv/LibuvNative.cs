@@ -1,6 +1,4 @@
 using System;
-using System.Net;
-using System.Net.Sockets;
 using System.Runtime.InteropServices;
 
 namespace Falconet.Transport.Libuv;
@@ -195,39 +193,6 @@ internal static unsafe partial class LibuvNative
         }
 
         return result;
-    }
-
-    /// <summary>Writes <paramref name="endpoint"/> as a <c>sockaddr_in</c> or <c>sockaddr_in6</c> into <paramref name="address"/> (28 bytes).</summary>
-    public static void WriteSocketAddress(IPEndPoint endpoint, Span<byte> address)
-    {
-        address.Clear();
-        ushort port = (ushort)endpoint.Port;
-        address[2] = (byte)(port >> 8);
-        address[3] = (byte)port;
-        if (endpoint.AddressFamily == AddressFamily.InterNetwork)
-        {
-            MemoryMarshal.Write(address, (ushort)AddressFamilyInet);
-            endpoint.Address.TryWriteBytes(address.Slice(4, 4), out _);
-        }
-        else
-        {
-            MemoryMarshal.Write(address, (ushort)AddressFamilyInet6);
-            endpoint.Address.TryWriteBytes(address.Slice(8, 16), out _);
-            MemoryMarshal.Write(address.Slice(24), (uint)endpoint.Address.ScopeId);
-        }
-    }
-
-    /// <summary>Reads a <c>sockaddr_in</c> or <c>sockaddr_in6</c>; null for another family.</summary>
-    public static IPEndPoint? ReadSocketAddress(ReadOnlySpan<byte> address)
-    {
-        ushort family = MemoryMarshal.Read<ushort>(address);
-        int port = (address[2] << 8) | address[3];
-        return family switch
-        {
-            AddressFamilyInet => new IPEndPoint(new IPAddress(address.Slice(4, 4)), port),
-            AddressFamilyInet6 => new IPEndPoint(new IPAddress(address.Slice(8, 16), MemoryMarshal.Read<uint>(address.Slice(24))), port),
-            _ => null,
-        };
     }
 }
 

@@ -75,36 +75,12 @@ public sealed class LibuvTransportFactory : ITransportFactory, IAsyncDisposable,
     public IReadOnlyList<SlabMemoryPool> Pools => _pools;
 
     /// <summary>Connections accepted by each loop since start, for diagnostics (the spread over loops).</summary>
-    public IReadOnlyList<long> AcceptedPerLoop
-    {
-        get
-        {
-            var counts = new long[_loops.Length];
-            for (int i = 0; i < counts.Length; i++)
-            {
-                counts[i] = Interlocked.Read(ref _loops[i].AcceptedConnections);
-            }
-
-            return counts;
-        }
-    }
+    public IReadOnlyList<long> AcceptedPerLoop => TransportLoops.AcceptedPerLoop(_loops);
 
     internal LibuvLoop[] Loops => _loops;
 
     /// <summary>Connections of every loop not closed yet, including those accepted but not handed out.</summary>
-    internal int OpenConnections
-    {
-        get
-        {
-            int open = 0;
-            foreach (LibuvLoop loop in _loops)
-            {
-                open += Volatile.Read(ref loop.OpenConnections);
-            }
-
-            return open;
-        }
-    }
+    internal int OpenConnections => TransportLoops.OpenConnections(_loops);
 
     /// <summary>Connections reset at accept: past <see cref="LibuvTransportOptions.MaxConnections"/>, or shed while out of descriptors.</summary>
     public long RefusedConnections => Interlocked.Read(ref _refusedConnections);
@@ -113,19 +89,7 @@ public sealed class LibuvTransportFactory : ITransportFactory, IAsyncDisposable,
     internal void CountRefused() => Interlocked.Increment(ref _refusedConnections);
 
     /// <summary>Loop threads that have not ended yet (0 after a disposal that joined them all).</summary>
-    internal int LoopsRunning
-    {
-        get
-        {
-            int running = 0;
-            foreach (LibuvLoop loop in _loops)
-            {
-                running += loop.HasExited ? 0 : 1;
-            }
-
-            return running;
-        }
-    }
+    internal int LoopsRunning => TransportLoops.Running(_loops);
 
     /// <summary>True when libuv (1.32 or later) can be loaded on this machine.</summary>
     public static bool IsAvailable => CanLoad(LibuvNative.LibraryName) && IsSupportedVersion(LibuvNative.Version());
@@ -166,11 +130,7 @@ public sealed class LibuvTransportFactory : ITransportFactory, IAsyncDisposable,
         }
 
         _disposed = true;
-        long deadline = Environment.TickCount64 + (long)LoopStopTimeout.TotalMilliseconds;
-        foreach (LibuvLoop? loop in _loops)
-        {
-            loop?.Stop(TimeSpan.FromMilliseconds(Math.Max(0, deadline - Environment.TickCount64)));
-        }
+        TransportLoops.Stop(_loops, LoopStopTimeout);
     }
 
     /// <summary>Stops the loops (closing any handle still open) and disposes the pools.</summary>

@@ -65,6 +65,8 @@ internal sealed class ProxiedConnection : TransportConnection
 
     public override bool CompletesOnThreadPool => _inner.CompletesOnThreadPool;
 
+    public override int MaxGatheredSegments => _inner.MaxGatheredSegments;
+
     public override TlsConnectionInfo? TlsInfo => _inner.TlsInfo;
 
     public override SslApplicationProtocol NegotiatedApplicationProtocol => _inner.NegotiatedApplicationProtocol;

@@ -7,15 +7,23 @@ using System.Threading.Tasks.Sources;
 
 namespace Falconet.Transport.Tls;
 
-/// <summary>Sends: a batch encrypted into records (staged into full-size ones when it spans blocks) and sent gathered, at most eight blocks per inner send.</summary>
+/// <summary>
+/// Sends: a batch encrypted record by record (the first at most a block, full-size ones after it), the records sent while
+/// the next ones are encrypted, within a bound of bytes in flight.
+/// </summary>
 internal sealed partial class TlsConnection
 {
+    // The bound on queued record bytes, and how many unsent bytes start an inner send while a batch is encrypted.
+    private readonly int _maxBytesInFlight;
+    private readonly long _sendThreshold;
+
     // The batch being encrypted and sent (one at a time, under _send): see EncryptAndSendAsync.
     private readonly Action _onBatchStepCompleted;
     private ManualResetValueTaskSourceCore<int> _batchCore;
     private ReadOnlySequence<byte> _batch;
     private SequencePosition _batchPosition;
-    private bool _batchSingle;
+    private long _batchLeft;
+    private bool _batchFirst;
     private ReadOnlyMemory<byte> _batchRest;
     private ReadOnlyMemory<byte> _batchRecord;
     private CancellationToken _batchToken;
@@ -64,26 +72,40 @@ internal sealed partial class TlsConnection
     }
 
     /// <summary>
-    /// Encrypts the batch and sends the records gathered; completes synchronously when the socket took them at once.
-    /// A batch of several blocks is staged into full-size records (<see cref="RecordPayload"/>) rather than one record
-    /// per 4 KiB block: a copy plain connections do not make, measured cheaper than four times the records.
+    /// Encrypts the batch and sends its records, completing once the inner connection took the last of them; completes
+    /// synchronously when the socket took every send at once.
     /// </summary>
     /// <remarks>
+    /// <para>
+    /// Records: the batch's first is at most <see cref="FirstRecordPayload"/> bytes, straight from its first segment; the
+    /// rest is staged into full-size records (<see cref="RecordPayload"/>) rather than one record per 4 KiB block: a copy
+    /// plain connections do not make, measured cheaper than four times the records. A segment that holds a whole record
+    /// (or the whole rest of the batch) is encrypted where it is.
+    /// </para>
+    /// <para>
+    /// Sending: once <see cref="_sendThreshold"/> bytes of records wait and no inner send is in flight, one starts, and
+    /// encryption goes on meanwhile; each completed send starts the next with what was queued. Before a record is
+    /// encrypted, the records queued and in flight must leave room for it within <see cref="_maxBytesInFlight"/>, else
+    /// the batch waits for the socket: a slow reader holds the connection to that bound.
+    /// </para>
+    /// <para>
     /// Driven by continuations through one reusable awaitable (<see cref="_batchCore"/>) rather than a pooled async
-    /// method: with <see cref="IoScheduling.ThreadPool"/> the send completes on another thread than the call, and a
-    /// pooled box returned on another thread than the one that rented it misses the per-thread cache and is allocated.
+    /// method: with <see cref="IoScheduling.ThreadPool"/> the send completes on another thread than the call, and a pooled
+    /// box returned on another thread than the one that rented it misses the per-thread cache and is allocated.
+    /// </para>
     /// </remarks>
     private ValueTask<int> EncryptAndSendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct)
     {
         _batch = buffers;
         _batchPosition = buffers.Start;
-        _batchSingle = buffers.IsSingleSegment;
+        _batchLeft = buffers.Length;
+        _batchFirst = true;
         _batchRest = default;
         _batchToken = ct;
         _batchStep = BatchStep.NextRecord;
         _batchCore.Reset();
         short version = _batchCore.Version;
-        _stream.BeginGather();
+        _stream.SendToken = ct;
         bool done;
         try
         {
@@ -115,7 +137,7 @@ internal sealed partial class TlsConnection
                     if (!TakeRecord())
                     {
                         _batchStep = BatchStep.Done;
-                        if (AwaitBatchStep(_stream.SendGatheredAsync(_batchToken)))
+                        if (AwaitBatchStep(_stream.SendBufferedAsync()))
                         {
                             return false;
                         }
@@ -123,11 +145,9 @@ internal sealed partial class TlsConnection
                         break;
                     }
 
-                    // Sends first what would pass MaxGatheredBytes with this record.
+                    // Room for this record within the bound (always, when nothing is queued).
                     _batchStep = BatchStep.Write;
-                    long gathered = _stream.Buffered;
-                    if (gathered != 0 && gathered + _batchRecord.Length + RecordOverhead > MaxGatheredBytes &&
-                        AwaitBatchStep(_stream.SendGatheredAsync(_batchToken)))
+                    if (AwaitBatchStep(_stream.WaitUntilQueuedAtMostAsync(Math.Max(0, _maxBytesInFlight - _batchRecord.Length - RecordOverhead))))
                     {
                         return false;
                     }
@@ -135,13 +155,14 @@ internal sealed partial class TlsConnection
                     break;
 
                 case BatchStep.Write:
-                    // Completes synchronously: the records only go into blocks.
+                    // Completes synchronously: the record only goes into blocks.
                     _batchStep = BatchStep.NextRecord;
                     if (AwaitBatchStep(_ssl.WriteAsync(_batchRecord, _batchToken)))
                     {
                         return false;
                     }
 
+                    _stream.Push(_sendThreshold);
                     break;
 
                 default:
@@ -188,28 +209,16 @@ internal sealed partial class TlsConnection
         }
     }
 
-    /// <summary>
-    /// The next record's plaintext into <see cref="_batchRecord"/>: a single-segment batch as it is, a larger one staged
-    /// into records of <see cref="RecordPayload"/> bytes; false when the batch is all written.
-    /// </summary>
+    /// <summary>The next record's plaintext into <see cref="_batchRecord"/>; false when the batch is all written.</summary>
     private bool TakeRecord()
     {
-        if (_batchSingle)
-        {
-            ReadOnlyMemory<byte> first = _batch.First;
-            _batch = default;
-            _batchRecord = first;
-            return !first.IsEmpty;
-        }
-
-        _staging ??= ArrayPool<byte>.Shared.Rent(RecordPayload);
         while (true)
         {
             if (_batchRest.IsEmpty)
             {
-                if (_batch.IsEmpty || !_batch.TryGet(ref _batchPosition, out _batchRest))
+                if (_batchLeft == 0 || !_batch.TryGet(ref _batchPosition, out _batchRest))
                 {
-                    _batch = default;
+                    // All taken: what is staged is the last record.
                     _batchRecord = _staging.AsMemory(0, _staged);
                     _staged = 0;
                     return !_batchRecord.IsEmpty;
@@ -218,10 +227,29 @@ internal sealed partial class TlsConnection
                 continue;
             }
 
+            if (_staged == 0)
+            {
+                // Where it is, no copy: the batch's first record, a whole record, or all that is left.
+                int direct = _batchFirst ? Math.Min(_batchRest.Length, FirstRecordPayload)
+                    : _batchRest.Length >= RecordPayload ? RecordPayload
+                    : _batchRest.Length == _batchLeft ? _batchRest.Length
+                    : 0;
+                _batchFirst = false;
+                if (direct != 0)
+                {
+                    _batchRecord = _batchRest[..direct];
+                    _batchRest = _batchRest[direct..];
+                    _batchLeft -= direct;
+                    return true;
+                }
+            }
+
+            _staging ??= ArrayPool<byte>.Shared.Rent(RecordPayload);
             int take = Math.Min(_batchRest.Length, RecordPayload - _staged);
             _batchRest.Span[..take].CopyTo(_staging.AsSpan(_staged));
             _staged += take;
             _batchRest = _batchRest[take..];
+            _batchLeft -= take;
             if (_staged == RecordPayload)
             {
                 _batchRecord = _staging.AsMemory(0, _staged);
@@ -231,15 +259,16 @@ internal sealed partial class TlsConnection
         }
     }
 
-    /// <summary>Ends the gathering and forgets the batch (its blocks belong to the caller again).</summary>
+    /// <summary>Forgets the batch (its blocks belong to the caller again).</summary>
     private void EndBatch()
     {
-        _stream.EndGather();
+        _stream.SendToken = default;
         _batch = default;
         _batchPosition = default;
         _batchRest = default;
         _batchRecord = default;
         _batchToken = default;
+        _batchLeft = 0;
         _staged = 0;
         if (_staging is { } staging)
         {

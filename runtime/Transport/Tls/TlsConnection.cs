@@ -18,9 +18,10 @@ namespace Falconet.Transport.Tls;
 /// <remarks>
 /// <para>
 /// <see cref="SslStream"/> (the platform's OpenSSL on Linux) does the protocol. A receive is one SslStream read straight
-/// into the caller's block. A send encrypts every segment of the batch (records appended to pool blocks by
-/// <see cref="TlsTransportStream"/>) and hands all records to the inner connection in one gathered send, splitting only
-/// past <see cref="MaxGatheredBytes"/>, so a pipelined batch costs one system call as on a plain connection.
+/// into the caller's block. A send encrypts the batch into records (appended to pool blocks by
+/// <see cref="TlsTransportStream"/>): the first at most a block, full-size ones after it, and encrypts the next records
+/// while earlier ones are being sent, up to a bound of bytes in flight; a pipelined batch of small responses costs one
+/// system call as on a plain connection.
 /// </para>
 /// <para>
 /// The contract's promises hold: <see cref="StopReceiving"/> stops the inner receive, so a pending read wakes with 0;
@@ -30,17 +31,17 @@ namespace Falconet.Transport.Tls;
 /// </remarks>
 internal sealed partial class TlsConnection : TransportConnection, IValueTaskSource<int>
 {
-    /// <summary>
-    /// The most record bytes gathered into one send: eight blocks, since a gathered send of more than eight segments
-    /// allocates inside System.Net.Sockets on Linux (docs/runtime-io.md).
-    /// </summary>
-    internal const int MaxGatheredBytes = 8 * SlabMemoryPool.BlockSize;
+    /// <summary>Plaintext per full-size record: the most TLS allows (RFC 8446 section 5.1, RFC 5246 section 6.2.1).</summary>
+    internal const int RecordPayload = 16 * 1024;
 
-    /// <summary>Plaintext per staged record: two records and their overhead fill one gathered send exactly.</summary>
-    internal const int RecordPayload = (MaxGatheredBytes / 2) - RecordOverhead;
+    /// <summary>
+    /// Plaintext of a batch's first record at most: one block, so the response head and the start of its body can be
+    /// decrypted once a few TCP segments arrived (a full record needs more than a new connection's first window).
+    /// </summary>
+    internal const int FirstRecordPayload = SlabMemoryPool.BlockSize;
 
     /// <summary>More than what TLS adds to a record (header, explicit nonce or content type, tag: 29 bytes at most for AEAD suites).</summary>
-    private const int RecordOverhead = 64;
+    internal const int RecordOverhead = 64;
 
     private const int Open = 0;
     private const int Closed = 1;
@@ -64,9 +65,12 @@ internal sealed partial class TlsConnection : TransportConnection, IValueTaskSou
     /// that SslStream's pooled boxes are not rented on one thread and returned on another; everywhere else SslStream reads
     /// as it always does.
     /// </param>
-    public TlsConnection(TransportConnection inner)
+    /// <param name="maxBytesInFlight">The most record bytes a send keeps queued that the inner connection has not taken yet (<see cref="Falconet.Server.TlsServerOptions.MaxBytesInFlight"/>).</param>
+    public TlsConnection(TransportConnection inner, int maxBytesInFlight = Falconet.Server.TlsServerOptions.DefaultMaxBytesInFlight)
     {
         _inner = inner;
+        _maxBytesInFlight = maxBytesInFlight;
+        _sendThreshold = Math.Min((long)inner.MaxGatheredSegments * SlabMemoryPool.BlockSize, maxBytesInFlight / 2);
         _stream = new TlsTransportStream(inner);
         _ssl = new ServerSslStream(_stream);
         _receive = new TlsOperation(CompleteReceive);
@@ -104,6 +108,9 @@ internal sealed partial class TlsConnection : TransportConnection, IValueTaskSou
 
     public override bool CompletesOnThreadPool => _inner.CompletesOnThreadPool;
 
+    /// <summary>Any number: a send encrypts its segments into records, and the records' own sends keep within the inner connection's bound.</summary>
+    public override int MaxGatheredSegments => int.MaxValue;
+
     private bool IsClosedLocally => Volatile.Read(ref _state) != Open;
 
     /// <summary>Runs the server side of the handshake; <paramref name="selectOptions"/> picks the options from the ClientHello (SNI).</summary>
@@ -112,7 +119,7 @@ internal sealed partial class TlsConnection : TransportConnection, IValueTaskSou
         await _ssl.AuthenticateAsServerAsync(selectOptions, state, CancellationToken.None).ConfigureAwait(false);
 
         // Messages written after the last flush (TLS 1.3 session tickets) go out before the first response.
-        await _stream.SendBufferedAsync(CancellationToken.None).ConfigureAwait(false);
+        await _stream.SendBufferedAsync().ConfigureAwait(false);
         _stream.CountsPlaintext = _ssl.SslProtocol == SslProtocols.Tls13;
         _info = new TlsConnectionInfo(_ssl);
     }
@@ -162,7 +169,7 @@ internal sealed partial class TlsConnection : TransportConnection, IValueTaskSou
         try
         {
             await _ssl.ShutdownAsync().ConfigureAwait(false);
-            await _stream.SendBufferedAsync(CancellationToken.None).ConfigureAwait(false);
+            await _stream.SendBufferedAsync().ConfigureAwait(false);
         }
         catch (Exception)
         {

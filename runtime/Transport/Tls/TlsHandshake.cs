@@ -32,7 +32,7 @@ internal sealed class TlsHandshake : ConnectionPreparation
     {
         _owner = owner;
         _settings = settings;
-        _connection = new TlsConnection(accepted);
+        _connection = new TlsConnection(accepted, settings.MaxBytesInFlight);
     }
 
     /// <summary>The TLS connection (its handshake complete once handed out).</summary>
@@ -118,7 +118,7 @@ internal sealed class TlsHandshake : ConnectionPreparation
         ValueTask alert = default;
         try
         {
-            alert = _connection.RecordStream.SendBufferedAsync(CancellationToken.None);
+            alert = _connection.RecordStream.SendBufferedAsync();
             if (alert.IsCompleted)
             {
                 alert.GetAwaiter().GetResult();

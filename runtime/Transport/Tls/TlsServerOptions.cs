@@ -48,6 +48,23 @@ public sealed class TlsServerOptions
     /// <summary>How long the TLS handshake may take from the accept (default 10 s); then the connection is closed. Checked by the server's heartbeat.</summary>
     public TimeSpan HandshakeTimeout { get; set; } = TimeSpan.FromSeconds(10);
 
+    /// <summary>
+    /// The most encrypted bytes a connection holds that the socket has not taken yet (default
+    /// <see cref="DefaultMaxBytesInFlight"/>): a response is encrypted ahead while earlier records are being sent, up to this
+    /// bound, then waits for the socket, so a slow reader holds at most this much beside the response's own buffer. At
+    /// least <see cref="MinMaxBytesInFlight"/> (two full records: one in flight while the next is encrypted).
+    /// </summary>
+    public int MaxBytesInFlight { get; set; } = DefaultMaxBytesInFlight;
+
+    /// <summary>The default of <see cref="MaxBytesInFlight"/>.</summary>
+    public const int DefaultMaxBytesInFlight = 128 * 1024;
+
+    /// <summary>The least <see cref="MaxBytesInFlight"/> accepted: two full-size records (16 KiB of plaintext each) and their overhead.</summary>
+    public const int MinMaxBytesInFlight = 2 * ((16 * 1024) + 64);
+
+    /// <summary>The most <see cref="MaxBytesInFlight"/> accepted (16 MiB).</summary>
+    public const int MaxMaxBytesInFlight = 16 * 1024 * 1024;
+
     /// <summary>Options with the certificate and private key of two PEM files (the key may be encrypted with <paramref name="keyPassword"/>).</summary>
     public static TlsServerOptions FromPemFiles(string certificatePath, string keyPath, string? keyPassword = null)
     {
@@ -74,6 +91,7 @@ public sealed class TlsServerOptions
         ClientCertificateMode = ClientCertificateMode,
         ClientCertificateValidation = ClientCertificateValidation,
         HandshakeTimeout = HandshakeTimeout,
+        MaxBytesInFlight = MaxBytesInFlight,
         ApplicationProtocols = new List<SslApplicationProtocol>(ApplicationProtocols ?? []),
     };
 
@@ -98,6 +116,12 @@ public sealed class TlsServerOptions
         }
 
         ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(HandshakeTimeout, TimeSpan.Zero, nameof(HandshakeTimeout));
+        if (MaxBytesInFlight is < MinMaxBytesInFlight or > MaxMaxBytesInFlight)
+        {
+            throw new ArgumentOutOfRangeException(nameof(MaxBytesInFlight), MaxBytesInFlight,
+                $"TlsServerOptions.MaxBytesInFlight must be between {MinMaxBytesInFlight} and {MaxMaxBytesInFlight} bytes.");
+        }
+
         ArgumentNullException.ThrowIfNull(ApplicationProtocols, nameof(ApplicationProtocols));
         for (int i = 0; i < ApplicationProtocols.Count; i++)
         {

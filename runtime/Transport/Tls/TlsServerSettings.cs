@@ -45,6 +45,9 @@ internal sealed class TlsServerSettings
     /// <summary>The handshake timeout in timestamp ticks of the server's clock.</summary>
     public long HandshakeTimeout { get; }
 
+    /// <summary>The bound on a connection's encrypted bytes not taken by the socket yet (<see cref="TlsServerOptions.MaxBytesInFlight"/>).</summary>
+    public int MaxBytesInFlight => _options.MaxBytesInFlight;
+
     /// <summary>The SslStream callback: options for the host name of the ClientHello; the state is the <see cref="TlsHandshake"/>.</summary>
     public static readonly ServerOptionsSelectionCallback SelectOptions = static (_, hello, state, _) =>
         ValueTask.FromResult(((TlsHandshake)state!).SelectOptions(hello.ServerName));

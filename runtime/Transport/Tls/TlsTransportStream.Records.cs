@@ -18,7 +18,7 @@ internal sealed partial class TlsTransportStream
     private long _handed;
     private long _drainedAt = -1;
     private long _otherRecordEnd;
-    private int _headerRead;
+    private RecordHeaderByte _nextHeaderByte;
     private int _recordType;
     private int _recordRemaining;
     private int _recordLengthHigh;
@@ -95,24 +95,29 @@ internal sealed partial class TlsTransportStream
             byte value = data[0];
             data = data[1..];
             _handed++;
-            switch (_headerRead++)
+            switch (_nextHeaderByte)
             {
-                case 0:
+                case RecordHeaderByte.ContentType:
                     _recordType = value;
                     _framingLost = value is < 20 or > 24;
+                    _nextHeaderByte = RecordHeaderByte.VersionMajor;
                     break;
-                case 1:
+                case RecordHeaderByte.VersionMajor:
                     _framingLost = value != 3;
+                    _nextHeaderByte = RecordHeaderByte.VersionMinor;
                     break;
-                case 2:
+                case RecordHeaderByte.VersionMinor:
+                    // Not checked: the record version is legacy (RFC 8446 section 5.1), 3.1 in a first ClientHello, 3.3 after.
+                    _nextHeaderByte = RecordHeaderByte.LengthHigh;
                     break;
-                case 3:
+                case RecordHeaderByte.LengthHigh:
                     _recordLengthHigh = value;
+                    _nextHeaderByte = RecordHeaderByte.LengthLow;
                     break;
-                default:
+                case RecordHeaderByte.LengthLow:
                     _recordRemaining = (_recordLengthHigh << 8) | value;
                     _recordLength = _recordRemaining;
-                    _headerRead = 0;
+                    _nextHeaderByte = RecordHeaderByte.ContentType;
                     if (_recordRemaining == 0)
                     {
                         RecordHanded();
@@ -134,5 +139,15 @@ internal sealed partial class TlsTransportStream
         {
             _plaintextExpected += _recordLength - Tls13RecordOverhead;
         }
+    }
+
+    /// <summary>The byte of a 5-byte record header read next: content type, version (major, minor), length (high, low).</summary>
+    private enum RecordHeaderByte : byte
+    {
+        ContentType,
+        VersionMajor,
+        VersionMinor,
+        LengthHigh,
+        LengthLow,
     }
 }

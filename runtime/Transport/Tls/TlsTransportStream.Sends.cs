@@ -1,6 +1,5 @@
 using System;
 using System.Buffers;
-using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
 using System.Threading.Tasks.Sources;
@@ -8,31 +7,40 @@ using Falconet.Buffers;
 
 namespace Falconet.Transport.Tls;
 
-/// <summary>Sends: records SslStream writes go into pool blocks and leave in one gathered inner send per flush or batch.</summary>
+/// <summary>
+/// Sends: the records SslStream writes queue up in pool blocks and leave through one inner send at a time; when a send
+/// completes, the records queued meanwhile leave at once, so encrypting and sending overlap.
+/// </summary>
 internal sealed partial class TlsTransportStream
 {
+    private const long NoWaiter = -1;
+
+    // The queued records (under _outputGate): those of the send in flight first, then the ones not sent yet.
     private readonly BlockChain _output;
     private readonly Lock _outputGate = new();
+    private readonly int _maxSegments;
     private bool _sending;
-    private TaskCompletionSource? _otherSendDone;
-    private bool _gathering;
-
-    // The pending send (one at a time, under _sending): the records in flight and the inner send carrying them.
-    private readonly Action _onSendCompleted;
-    private ManualResetValueTaskSourceCore<bool> _sendCore;
-    private int _sendSourceBusy;
-    private ValueTask _pendingSend;
-    private ReadOnlySequence<byte> _sendRecords;
+    private long _peakQueued;
+    private Exception? _sendFailure;
     private CancellationToken _sendToken;
 
-    /// <summary>Record bytes written and not yet handed to the inner connection.</summary>
-    public long Buffered
+    // The inner send in flight (one at a time, under _sending).
+    private readonly Action _onSendCompleted;
+    private ValueTask _pendingSend;
+    private ReadOnlySequence<byte> _sendRecords;
+
+    // The one waiter (see WaitUntilQueuedAtMostAsync): it goes on once at most _waitLimit bytes are queued.
+    private ManualResetValueTaskSourceCore<bool> _waitCore;
+    private long _waitLimit = NoWaiter;
+
+    /// <summary>The token of the inner sends that start from now on (a batch's own; none between batches).</summary>
+    public CancellationToken SendToken
     {
-        get
+        set
         {
             lock (_outputGate)
             {
-                return _output.Length;
+                _sendToken = value;
             }
         }
     }
@@ -43,286 +51,254 @@ internal sealed partial class TlsTransportStream
         return default;
     }
 
+    /// <summary>The most record bytes ever queued at once (the bound's test: a slow reader never holds more).</summary>
+    public long PeakQueued
+    {
+        get
+        {
+            lock (_outputGate)
+            {
+                return _peakQueued;
+            }
+        }
+    }
+
     public override void Write(ReadOnlySpan<byte> buffer)
     {
         lock (_outputGate)
         {
             _output.Write(buffer);
+            _peakQueued = Math.Max(_peakQueued, _output.Length);
         }
     }
 
     public override void Write(byte[] buffer, int offset, int count) => Write(buffer.AsSpan(offset, count));
 
+    /// <summary>
+    /// Starts sending what SslStream wrote (handshake messages, alerts, close_notify) without waiting for the socket: the
+    /// records are on their way, and a failure reaches whoever waits next.
+    /// </summary>
     public override Task FlushAsync(CancellationToken cancellationToken)
     {
-        ValueTask flush = SendBufferedAsync(cancellationToken);
-        return flush.IsCompletedSuccessfully ? Task.CompletedTask : flush.AsTask();
+        Push(1);
+        Exception? failure = Volatile.Read(ref _sendFailure);
+        return failure is null ? Task.CompletedTask : Task.FromException(failure);
     }
 
-    /// <summary>Records are sent when <see cref="SendBufferedAsync"/> runs; a synchronous flush (an alert before a failure) leaves them for it.</summary>
+    /// <summary>Records are sent by <see cref="FlushAsync"/> or <see cref="Push"/>; a synchronous flush (an alert before a failure) leaves them queued.</summary>
     public override void Flush()
     {
     }
 
     /// <summary>
-    /// From here to <see cref="EndGather"/> a flush sends nothing: <see cref="TlsConnection"/> encrypts a whole batch and
-    /// then sends all its records at once.
+    /// Starts an inner send of the records not sent yet, unless one is in flight (its completion sends them) or fewer than
+    /// <paramref name="threshold"/> bytes wait. Returns without waiting for the socket.
     /// </summary>
-    public void BeginGather()
-    {
-        lock (_outputGate)
-        {
-            _gathering = true;
-        }
-    }
-
-    public void EndGather()
-    {
-        lock (_outputGate)
-        {
-            _gathering = false;
-        }
-    }
-
-    /// <summary>
-    /// Sends every buffered record in one gathered send, then whatever was written meanwhile; completes at once when
-    /// another send is running (it sends these records too) or, outside <see cref="SendAsync"/>, while a batch is gathered.
-    /// </summary>
-    public ValueTask SendBufferedAsync(CancellationToken cancellationToken) => SendAsync(fromGather: false, cancellationToken);
-
-    /// <summary>Like <see cref="SendBufferedAsync"/>, for the batch being gathered.</summary>
-    public ValueTask SendGatheredAsync(CancellationToken cancellationToken) => SendAsync(fromGather: true, cancellationToken);
-
-    private ValueTask SendAsync(bool fromGather, CancellationToken cancellationToken)
+    public void Push(long threshold)
     {
         ReadOnlySequence<byte> records;
         lock (_outputGate)
         {
-            if (_output.Length == 0 || (_gathering && !fromGather))
+            if (_sending || _sendFailure is not null || _output.Length < Math.Max(threshold, 1))
+            {
+                return;
+            }
+
+            records = TakeUnsent();
+        }
+
+        SendFrom(records);
+    }
+
+    /// <summary>Sends every queued record and completes once the inner connection took them all.</summary>
+    public ValueTask SendBufferedAsync() => WaitUntilQueuedAtMostAsync(0);
+
+    /// <summary>
+    /// Completes once at most <paramref name="limit"/> record bytes are queued (an inner send is started if none is in
+    /// flight), or fails with the failure of an inner send. One caller waits at a time: the batch being sent, or the
+    /// handshake and closing, which never overlap a batch.
+    /// </summary>
+    public ValueTask WaitUntilQueuedAtMostAsync(long limit)
+    {
+        lock (_outputGate)
+        {
+            if (_sendFailure is null && _output.Length <= limit)
+            {
+                return default;
+            }
+        }
+
+        Push(1);
+        lock (_outputGate)
+        {
+            if (_sendFailure is { } failure)
+            {
+                return ValueTask.FromException(failure);
+            }
+
+            if (_output.Length <= limit)
             {
                 return default;
             }
 
-            if (_sending)
+            if (_waitLimit != NoWaiter)
             {
-                if (!fromGather)
-                {
-                    return default;
-                }
-
-                // Rare: records SslStream wrote outside a batch (a post-handshake message) are being sent. That send
-                // carries this batch's records too; the batch completes once it has.
-                _otherSendDone ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-                return AfterOtherSendAsync(_otherSendDone.Task, cancellationToken);
+                throw new InvalidOperationException("Another caller already waits for the records of this connection to be sent.");
             }
 
-            _sending = true;
-            records = _output.GetSequence();
+            _waitCore.Reset();
+            _waitLimit = limit;
+            return new ValueTask(this, _waitCore.Version);
+        }
+    }
+
+    /// <summary>Under the lock, with no send in flight: the records not sent yet, at most <see cref="_maxSegments"/> blocks of them.</summary>
+    private ReadOnlySequence<byte> TakeUnsent()
+    {
+        ReadOnlySequence<byte> records = _output.GetSequence();
+        int segments = 0;
+        for (MemoryBlock? block = _output.Head; block is not null; block = block.NextBlock)
+        {
+            if (++segments == _maxSegments && block.NextBlock is not null)
+            {
+                records = records.Slice(records.Start, new SequencePosition(block, block.Length));
+                break;
+            }
         }
 
+        _sending = true;
+        return records;
+    }
+
+    /// <summary>
+    /// Hands <paramref name="records"/> to the inner connection, and what was queued meanwhile after each send the
+    /// socket took at once, until a send is pending (its completion goes on) or nothing is left.
+    /// </summary>
+    private void SendFrom(ReadOnlySequence<byte> records)
+    {
+        bool wake = false;
+        Exception? failure = null;
         while (true)
         {
             ValueTask send;
             try
             {
-                send = _inner.SendAsync(records, cancellationToken);
+                send = _inner.SendAsync(records, _sendToken);
             }
-            catch
+            catch (Exception exception)
             {
-                EndSend();
-                throw;
+                send = ValueTask.FromException(exception);
             }
 
             if (!send.IsCompleted)
             {
-                if (Interlocked.CompareExchange(ref _sendSourceBusy, 1, 0) != 0)
-                {
-                    // Rare: the last pending send's outcome is being delivered still (its caller has not read it yet).
-                    return AwaitSendAsync(send, records, cancellationToken);
-                }
-
-                _sendCore.Reset();
-                _sendRecords = records;
-                _sendToken = cancellationToken;
                 _pendingSend = send;
-                short version = _sendCore.Version;
+                _sendRecords = records;
                 send.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_onSendCompleted);
-                return new ValueTask(this, version);
+                break;
             }
 
-            try
+            if (!SendEnded(send, records, ref wake, ref failure, out ReadOnlySequence<byte> next))
             {
-                send.GetAwaiter().GetResult();
-            }
-            catch
-            {
-                EndSend();
-                throw;
+                break;
             }
 
-            if (!NextRecords(ref records))
-            {
-                return default;
-            }
+            records = next;
         }
+
+        // Only now, with the next send under way: the waiter encrypts more while the socket takes those records.
+        Wake(wake, failure);
     }
 
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-    private async ValueTask AwaitSendAsync(ValueTask send, ReadOnlySequence<byte> records, CancellationToken cancellationToken)
-    {
-        while (true)
-        {
-            try
-            {
-                await send.ConfigureAwait(false);
-            }
-            catch
-            {
-                EndSend();
-                throw;
-            }
-
-            if (!NextRecords(ref records))
-            {
-                return;
-            }
-
-            try
-            {
-                send = _inner.SendAsync(records, cancellationToken);
-            }
-            catch
-            {
-                EndSend();
-                throw;
-            }
-        }
-    }
-
-    /// <summary>The inner send completed: sends what was written meanwhile, as <see cref="AwaitSendAsync"/> does, then completes.</summary>
+    /// <summary>The inner send in flight completed: sends what was queued meanwhile, as <see cref="SendFrom"/> does.</summary>
     private void OnSendCompleted()
     {
-        while (true)
+        ValueTask send = _pendingSend;
+        ReadOnlySequence<byte> sent = _sendRecords;
+        _pendingSend = default;
+        _sendRecords = default;
+        bool wake = false;
+        Exception? failure = null;
+        if (SendEnded(send, sent, ref wake, ref failure, out ReadOnlySequence<byte> next))
         {
-            ValueTask send = _pendingSend;
-            _pendingSend = default;
-            try
+            SendFrom(next);
+        }
+
+        Wake(wake, failure);
+    }
+
+    /// <summary>
+    /// Reads the outcome of a completed inner send and drops its records; true, with the next records, when more wait.
+    /// Sets <paramref name="wake"/> when the waiter may go on (enough was sent, or the send failed).
+    /// </summary>
+    private bool SendEnded(ValueTask send, ReadOnlySequence<byte> sent, ref bool wake, ref Exception? failure, out ReadOnlySequence<byte> next)
+    {
+        Exception? error = null;
+        try
+        {
+            send.GetAwaiter().GetResult();
+        }
+        catch (Exception exception)
+        {
+            error = exception;
+        }
+
+        lock (_outputGate)
+        {
+            _sending = false;
+            next = default;
+            if (error is null)
             {
-                send.GetAwaiter().GetResult();
+                _output.Consume(sent.End);
+                if (_output.Length == 0)
+                {
+                    // Back to the pool between batches: an idle connection holds no block for records it is not sending.
+                    _output.Dispose();
+                }
+                else
+                {
+                    next = TakeUnsent();
+                }
             }
-            catch (Exception exception)
+            else
             {
-                EndSend();
-                CompletePendingSend(exception);
-                return;
+                _sendFailure = error;
             }
 
-            if (!NextRecords(ref _sendRecords))
+            if (_waitLimit != NoWaiter && (error is not null || _output.Length <= _waitLimit))
             {
-                CompletePendingSend(null);
-                return;
+                _waitLimit = NoWaiter;
+                wake = true;
+                failure = error;
             }
 
-            try
-            {
-                send = _inner.SendAsync(_sendRecords, _sendToken);
-            }
-            catch (Exception exception)
-            {
-                EndSend();
-                CompletePendingSend(exception);
-                return;
-            }
-
-            _pendingSend = send;
-            if (!send.IsCompleted)
-            {
-                send.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_onSendCompleted);
-                return;
-            }
+            return _sending;
         }
     }
 
-    private void CompletePendingSend(Exception? error)
+    private void Wake(bool wake, Exception? failure)
     {
-        _sendRecords = default;
-        _sendToken = default;
-        if (error is null)
+        if (!wake)
         {
-            _sendCore.SetResult(true);
+            return;
+        }
+
+        if (failure is null)
+        {
+            _waitCore.SetResult(true);
         }
         else
         {
-            _sendCore.SetException(error);
+            _waitCore.SetException(failure);
         }
     }
 
-    private async ValueTask AfterOtherSendAsync(Task otherSend, CancellationToken cancellationToken)
-    {
-        await otherSend.ConfigureAwait(false);
+    // The reusable wait: free again once its outcome was read.
 
-        // Sends what is left, if the other send failed or stopped short of this batch's records.
-        await SendAsync(fromGather: true, cancellationToken).ConfigureAwait(false);
-    }
+    void IValueTaskSource.GetResult(short token) => _waitCore.GetResult(token);
 
-    /// <summary>Drops the records just sent; true (with the next ones) when more were written meanwhile.</summary>
-    private bool NextRecords(ref ReadOnlySequence<byte> records)
-    {
-        lock (_outputGate)
-        {
-            _output.Consume(records.End);
-            if (_output.Length == 0)
-            {
-                // Back to the pool between batches: an idle connection holds no block for records it is not sending.
-                _output.Dispose();
-                SendEnded();
-                return false;
-            }
-
-            records = _output.GetSequence();
-            return true;
-        }
-    }
-
-    private void EndSend()
-    {
-        lock (_outputGate)
-        {
-            SendEnded();
-        }
-    }
-
-    /// <summary>Under the lock: no send runs anymore; a batch waiting for the other send goes on.</summary>
-    private void SendEnded()
-    {
-        _sending = false;
-        if (_otherSendDone is { } done)
-        {
-            _otherSendDone = null;
-            done.TrySetResult();
-        }
-    }
-
-    // The reusable send awaitable: free again once its outcome was read.
-
-    void IValueTaskSource.GetResult(short token)
-    {
-        bool current = token == _sendCore.Version;
-        try
-        {
-            _sendCore.GetResult(token);
-        }
-        finally
-        {
-            if (current)
-            {
-                Volatile.Write(ref _sendSourceBusy, 0);
-            }
-        }
-    }
-
-    ValueTaskSourceStatus IValueTaskSource.GetStatus(short token) => _sendCore.GetStatus(token);
+    ValueTaskSourceStatus IValueTaskSource.GetStatus(short token) => _waitCore.GetStatus(token);
 
     void IValueTaskSource.OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
-        _sendCore.OnCompleted(continuation, state, token, flags);
+        _waitCore.OnCompleted(continuation, state, token, flags);
 }

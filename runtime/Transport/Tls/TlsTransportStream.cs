@@ -19,13 +19,15 @@ namespace Falconet.Transport.Tls;
 /// reads receive straight into SslStream's buffer, pinned while the receive is pending (libuv reads into it later).
 /// </para>
 /// <para>
-/// Writes. Records are appended to pool blocks and sent when SslStream flushes (handshake messages, alerts) or when
-/// <see cref="TlsConnection"/> ends a batch, so the records of a pipelined batch leave in one gathered send as plain
-/// responses do. Only one inner send runs at a time; records written while it runs go out right after it.
+/// Writes. Records are appended to pool blocks (a queue) and leave through one inner send at a time, gathered up to the
+/// inner connection's <see cref="TransportConnection.MaxGatheredSegments"/>: <see cref="Push"/> starts a send when
+/// enough is queued (<see cref="TlsConnection"/> while it encrypts a batch; SslStream's flush for handshake messages and
+/// alerts), and a send's completion starts the next one with whatever was queued meanwhile, so encrypting and sending
+/// overlap. <see cref="WaitUntilQueuedAtMostAsync"/> is the backpressure: it completes once the socket took enough.
 /// </para>
 /// <para>
-/// Pending calls. A read or a send that has to wait completes through a reusable awaitable of this stream (one for
-/// reads, one for sends) driven by the inner operation's continuation, not through a pooled async method: with
+/// Pending calls. A read or a wait that has to wait completes through a reusable awaitable of this stream (one for
+/// reads, one for the send wait) driven by the inner operation's continuation, not through a pooled async method: with
 /// <see cref="IoScheduling.ThreadPool"/> the inner completion runs on another thread than the call, and a pooled box
 /// rented on one thread and returned on another misses the pool's per-thread cache and is allocated anew.
 /// </para>
@@ -42,6 +44,7 @@ internal sealed partial class TlsTransportStream : Stream, IValueTaskSource<int>
     {
         _inner = inner;
         _output = new BlockChain(inner.Pool);
+        _maxSegments = Math.Max(1, inner.MaxGatheredSegments);
         _onReadCompleted = OnReadCompleted;
         _onSendCompleted = OnSendCompleted;
     }

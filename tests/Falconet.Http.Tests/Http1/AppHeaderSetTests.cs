@@ -157,3 +157,9 @@ public sealed class AppHeaderSetTestsOnLibuv : AppHeaderSetTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class AppHeaderSetTestsOnIoUring : AppHeaderSetTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

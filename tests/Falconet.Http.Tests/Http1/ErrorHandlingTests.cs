@@ -80,3 +80,9 @@ public sealed class ErrorHandlingTestsOnLibuv : ErrorHandlingTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class ErrorHandlingTestsOnIoUring : ErrorHandlingTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

@@ -82,3 +82,9 @@ public sealed class ExpectContinueTestsOnLibuv : ExpectContinueTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class ExpectContinueTestsOnIoUring : ExpectContinueTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

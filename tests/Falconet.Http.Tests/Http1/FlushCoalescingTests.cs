@@ -128,3 +128,9 @@ public sealed class FlushCoalescingTestsOnLibuv : FlushCoalescingTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class FlushCoalescingTestsOnIoUring : FlushCoalescingTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

@@ -241,3 +241,9 @@ public sealed class HostHeaderTestsOnLibuv : HostHeaderTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class HostHeaderTestsOnIoUring : HostHeaderTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

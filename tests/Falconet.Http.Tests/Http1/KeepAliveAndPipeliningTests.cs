@@ -257,3 +257,9 @@ public sealed class KeepAliveAndPipeliningTestsOnLibuv : KeepAliveAndPipeliningT
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class KeepAliveAndPipeliningTestsOnIoUring : KeepAliveAndPipeliningTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

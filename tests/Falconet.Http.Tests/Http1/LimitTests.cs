@@ -123,3 +123,9 @@ public sealed class LimitTestsOnLibuv : LimitTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class LimitTestsOnIoUring : LimitTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

@@ -139,3 +139,9 @@ public sealed class LingeringCloseTestsOnLibuv : LingeringCloseTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class LingeringCloseTestsOnIoUring : LingeringCloseTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

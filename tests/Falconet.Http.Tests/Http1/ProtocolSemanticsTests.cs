@@ -166,3 +166,9 @@ public sealed class ProtocolSemanticsTestsOnLibuv : ProtocolSemanticsTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class ProtocolSemanticsTestsOnIoUring : ProtocolSemanticsTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

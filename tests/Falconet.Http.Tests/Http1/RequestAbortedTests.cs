@@ -209,3 +209,9 @@ public sealed class RequestAbortedTestsOnLibuv : RequestAbortedTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class RequestAbortedTestsOnIoUring : RequestAbortedTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

@@ -277,3 +277,9 @@ public sealed class RequestBodyTestsOnLibuv : RequestBodyTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class RequestBodyTestsOnIoUring : RequestBodyTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

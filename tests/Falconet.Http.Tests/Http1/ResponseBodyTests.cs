@@ -457,3 +457,9 @@ public sealed class ResponseBodyTestsOnLibuv : ResponseBodyTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class ResponseBodyTestsOnIoUring : ResponseBodyTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

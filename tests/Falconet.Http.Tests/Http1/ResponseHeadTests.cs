@@ -87,9 +87,9 @@ public class ResponseHeadTests : ServerTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Head_copied_from_the_previous_response_follows_every_change_of_status_and_header_values()
     {
-        // The connection copies the bytes of the previous head when status and value instances are the same; every other
-        // change must be written afresh. The array behind a StringValues may change between responses: it is the same
-        // instance, its element is not.
+        // The connection copies the bytes of the previous head when status and value instances are the same, with its
+        // Content-Length line when the length is the same too; every other change must be written afresh. The array
+        // behind a StringValues may change between responses: it is the same instance, its element is not.
         string?[] shared = ["first"];
         var sharedValues = new StringValues(shared);
         var staticType = new StringValues("text/plain");
@@ -126,6 +126,10 @@ public class ResponseHeadTests : ServerTests
                     response.Headers.ContentType = staticType;
                     response.Headers["X-Extra"] = "1";
                     break;
+                case "/longer":
+                    response.Headers.ContentType = staticType;
+                    response.Write("0123456789"u8);
+                    return default;
             }
 
             response.Write("x"u8);
@@ -146,6 +150,11 @@ public class ResponseHeadTests : ServerTests
             ("/two-values", "HTTP/1.1 200 OK", ["Cache-Control: a", "Cache-Control: b"]),
             ("/unknown", "HTTP/1.1 200 OK", ["Content-Type: text/plain", "X-Extra: 1"]),
             ("/same", "HTTP/1.1 200 OK", ["Content-Type: text/plain"]),
+            ("/longer", "HTTP/1.1 200 OK", ["Content-Type: text/plain"]),
+            ("/longer", "HTTP/1.1 200 OK", ["Content-Type: text/plain"]),
+            ("/same", "HTTP/1.1 200 OK", ["Content-Type: text/plain"]),
+            ("/unknown", "HTTP/1.1 200 OK", ["Content-Type: text/plain", "X-Extra: 1"]),
+            ("/longer", "HTTP/1.1 200 OK", ["Content-Type: text/plain"]),
             ("/nothing", "HTTP/1.1 200 OK", []),
         ];
         using RawClient client = host.Connect();
@@ -165,8 +174,9 @@ public class ResponseHeadTests : ServerTests
             // The Date value may have moved on between two responses: its line is checked apart.
             head.Count(line => line.StartsWith("Date: ", StringComparison.Ordinal)).ShouldBe(1, path);
             head.RemoveAll(line => line.StartsWith("Date: ", StringComparison.Ordinal));
-            head.ShouldBe([.. lines, "Server: Falconet", "Content-Length: 1"], ignoreOrder: true, customMessage: path);
-            Encoding.ASCII.GetString(await client.ReadExactAsync(1)).ShouldBe("x", path);
+            string body = path == "/longer" ? "0123456789" : "x";
+            head.ShouldBe([.. lines, "Server: Falconet", $"Content-Length: {body.Length}"], ignoreOrder: true, customMessage: path);
+            Encoding.ASCII.GetString(await client.ReadExactAsync(body.Length)).ShouldBe(body, path);
         }
     }
 
@@ -450,4 +460,10 @@ public class ResponseHeadTests : ServerTests
 public sealed class ResponseHeadTestsOnLibuv : ResponseHeadTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class ResponseHeadTestsOnIoUring : ResponseHeadTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
 }

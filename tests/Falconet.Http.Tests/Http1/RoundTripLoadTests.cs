@@ -160,3 +160,9 @@ public sealed class RoundTripLoadTestsOnLibuv : RoundTripLoadTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same test on the io_uring transport.</summary>
+public sealed class RoundTripLoadTestsOnIoUring : RoundTripLoadTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

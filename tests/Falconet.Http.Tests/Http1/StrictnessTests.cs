@@ -170,3 +170,8 @@ public sealed class StrictnessTestsOnLibuv : StrictnessTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+public sealed class StrictnessTestsOnIoUring : StrictnessTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

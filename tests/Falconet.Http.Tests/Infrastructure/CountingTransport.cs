@@ -9,6 +9,7 @@ using System.Threading.Tasks;
 using Falconet.Buffers;
 using Falconet.Server;
 using Falconet.Transport;
+using Falconet.Transport.IoUring;
 using Falconet.Transport.Libuv;
 using Falconet.Transport.Sockets;
 using Falconet.Transport.Tls;
@@ -24,9 +25,12 @@ internal sealed class CountingTransportFactory(ITransportFactory inner) : ITrans
     private readonly ConcurrentQueue<CountingConnection> _connections = new();
 
     /// <summary>Counts the connections of a built-in transport (one loop or the default thread-pool scheduling), with leak tracking.</summary>
-    public static CountingTransportFactory Over(TransportKind kind) => new(kind == TransportKind.Libuv
-        ? new LibuvTransportFactory(new LibuvTransportOptions { LoopCount = 1, TrackLeaks = true })
-        : new SocketTransportFactory(new SocketTransportOptions { TrackLeaks = true }));
+    public static CountingTransportFactory Over(TransportKind kind) => new(kind switch
+    {
+        TransportKind.Libuv => new LibuvTransportFactory(new LibuvTransportOptions { LoopCount = 1, TrackLeaks = true }),
+        TransportKind.IoUring => new IoUringTransportFactory(new IoUringTransportOptions { LoopCount = 1, TrackLeaks = true }),
+        _ => new SocketTransportFactory(new SocketTransportOptions { TrackLeaks = true }),
+    });
 
     /// <summary>Every connection accepted so far, in order.</summary>
     public IReadOnlyList<CountingConnection> Connections => _connections.ToArray();
@@ -93,6 +97,8 @@ internal sealed class CountingConnection(TransportConnection inner, Action<Trans
     public override bool IsOnIoThread => inner.IsOnIoThread;
 
     public override bool CompletesOnThreadPool => inner.CompletesOnThreadPool;
+
+    public override int MaxGatheredSegments => inner.MaxGatheredSegments;
 
     public override TlsConnectionInfo? TlsInfo => inner.TlsInfo;
 

@@ -195,6 +195,33 @@ internal sealed class RawClient : IDisposable
     /// </summary>
     public Task<int> ReceiveEndAsync() => ReceiveAsync(new byte[64 * 1024].AsMemory(), CancellationToken.None).AsTask();
 
+    /// <summary>
+    /// Everything the server still sends (after what was read so far) until it closes, and whether it closed with a reset
+    /// instead of a FIN.
+    /// </summary>
+    public async Task<(byte[] Bytes, bool Reset)> ReadUntilClosedAsync()
+    {
+        using var received = new MemoryStream();
+        received.Write(_buffer, _start, _end - _start);
+        _start = _end;
+        using var timeout = new CancellationTokenSource(TestTimeouts.Operation);
+        var buffer = new byte[16 * 1024];
+        try
+        {
+            int n;
+            while ((n = await ReceiveAsync(buffer.AsMemory(), timeout.Token)) > 0)
+            {
+                received.Write(buffer, 0, n);
+            }
+        }
+        catch (SocketException exception) when (exception.SocketErrorCode == SocketError.ConnectionReset)
+        {
+            return (received.ToArray(), true);
+        }
+
+        return (received.ToArray(), false);
+    }
+
     /// <summary>One read from the socket, or from the TLS session (whose failures surface as the socket's would).</summary>
     private async ValueTask<int> ReceiveAsync(Memory<byte> buffer, CancellationToken cancellationToken)
     {

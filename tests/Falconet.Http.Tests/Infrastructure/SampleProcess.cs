@@ -23,8 +23,14 @@ internal sealed partial class SampleProcess : IDisposable
 
     public Process Process { get; }
 
+    /// <summary>The first line the sample printed (read by <see cref="WaitUntilListeningAsync"/>).</summary>
+    public string Banner { get; private set; } = string.Empty;
+
     /// <summary>Starts the sample with <paramref name="arguments"/>; with <paramref name="descriptorLimit"/>, under <c>ulimit -n</c> of that many.</summary>
-    public static SampleProcess Start(int? descriptorLimit, params string[] arguments)
+    public static SampleProcess Start(int? descriptorLimit, params string[] arguments) => StartWithHook(descriptorLimit, startupHook: null, arguments);
+
+    /// <summary>Starts the sample as <see cref="Start(int?, string[])"/> does, with <paramref name="startupHook"/> (an assembly path) run in it before its Main.</summary>
+    public static SampleProcess StartWithHook(int? descriptorLimit, string? startupHook, params string[] arguments)
     {
         string assembly = Path.Combine(AppContext.BaseDirectory, "Falconet.Samples.Plaintext.dll");
         File.Exists(assembly).ShouldBeTrue($"the sample was not built next to the tests: {assembly}");
@@ -49,6 +55,11 @@ internal sealed partial class SampleProcess : IDisposable
             start.ArgumentList.Add(argument);
         }
 
+        if (startupHook is not null)
+        {
+            start.Environment["DOTNET_STARTUP_HOOKS"] = startupHook;
+        }
+
         start.RedirectStandardOutput = true;
         start.RedirectStandardError = true;
         start.UseShellExecute = false;
@@ -60,6 +71,7 @@ internal sealed partial class SampleProcess : IDisposable
     {
         using var timeout = new CancellationTokenSource(TestTimeouts.Operation);
         string? banner = await Process.StandardOutput.ReadLineAsync(timeout.Token);
+        Banner = banner ?? string.Empty;
         Match listening = ListeningLine().Match(banner ?? string.Empty);
         listening.Success.ShouldBeTrue($"unexpected first line: {banner}; stderr: {(Process.HasExited ? await Process.StandardError.ReadToEndAsync() : "")}");
         return new Uri(listening.Groups["url"].Value + "/");
@@ -88,6 +100,16 @@ internal sealed partial class SampleProcess : IDisposable
         string output = await Process.StandardOutput.ReadToEndAsync(timeout.Token);
         string errors = await Process.StandardError.ReadToEndAsync(timeout.Token);
         return (Process.ExitCode, output, errors);
+    }
+
+    /// <summary>Waits for a sample that ends by itself (a start that fails); returns its exit code, stdout and stderr.</summary>
+    public async Task<(int ExitCode, string Output, string Errors)> WaitForExitAsync()
+    {
+        using var timeout = new CancellationTokenSource(TestTimeouts.Operation);
+        Task<string> output = Process.StandardOutput.ReadToEndAsync(timeout.Token);
+        Task<string> errors = Process.StandardError.ReadToEndAsync(timeout.Token);
+        await Process.WaitForExitAsync(timeout.Token);
+        return (Process.ExitCode, await output, await errors);
     }
 
     public void Dispose()

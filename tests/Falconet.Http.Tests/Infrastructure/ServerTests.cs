@@ -4,14 +4,15 @@ using System.Text;
 using Shouldly;
 using System.Threading.Tasks;
 using Falconet.Server;
+using Falconet.Transport.IoUring;
 using Falconet.Transport.Libuv;
 using Falconet.Transport.Sockets;
 
 namespace Falconet.Http.Tests.Infrastructure;
 
 /// <summary>
-/// Base of the end-to-end test classes: each runs on the sockets transport, and again on libuv through a derived
-/// class (<c>…OnLibuv</c>) that only overrides <see cref="Transport"/>.
+/// Base of the end-to-end test classes: each runs on the sockets transport, and again on libuv and on io_uring through
+/// derived classes (<c>…OnLibuv</c>, <c>…OnIoUring</c>) that only override <see cref="Transport"/>.
 /// </summary>
 public abstract class ServerTests
 {
@@ -47,7 +48,12 @@ public abstract class ServerTests
         // The class runs where it says, unless a test brought its own transport.
         if (host.Server.Options.TransportFactory is null)
         {
-            host.Server.Transport.ShouldBeOfType(Transport == TransportKind.Libuv ? typeof(LibuvTransportFactory) : typeof(SocketTransportFactory));
+            host.Server.Transport.ShouldBeOfType(Transport switch
+            {
+                TransportKind.Libuv => typeof(LibuvTransportFactory),
+                TransportKind.IoUring => typeof(IoUringTransportFactory),
+                _ => typeof(SocketTransportFactory),
+            });
         }
 
         return host;

@@ -255,3 +255,10 @@ public sealed class ForwardedHeadersTestsOverTlsOnLibuv : ForwardedHeadersTests
 
     protected override bool Https => true;
 }
+
+public sealed class ForwardedHeadersTestsOverTlsOnIoUring : ForwardedHeadersTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+
+    protected override bool Https => true;
+}

@@ -55,7 +55,7 @@ public sealed partial class PlaintextSampleProcessTests
         (await response.Content.ReadAsStringAsync()).ShouldBe(body);
     }
 
-    // The sample runs on libuv by default where libuv1 is installed (the test machines have it): the line says how connections spread over the loops.
+    // The sample runs on io_uring by default where it can be used (the test machines can): the line says how connections spread over the loops.
     [GeneratedRegex(@"^requests=(?<requests>\d+) allocated_bytes_per_request=\d+\.\d{2} gen0=\d+ gen1=\d+ gen2=\d+ accepted_per_loop=\d+(/\d+)*$", RegexOptions.Multiline)]
     private static partial Regex StatsLine();
 }

@@ -151,6 +151,25 @@ public sealed class PlaintextSampleTests
         parsed.Transport.ShouldBe(TransportKind.Libuv);
     }
 
+    [Theory]
+    [InlineData("iouring", false)]
+    [InlineData("IOURING", false)]
+    [InlineData(null, true)]
+    public void The_io_uring_transport_is_named_iouring_and_submission_polling_selects_it(string? transport, bool polling)
+    {
+        string[] args = transport is null ? ["--iouring-sqpoll"] : ["--transport", transport];
+        SampleArguments.TryParse(args, out SampleArguments? parsed, out _).ShouldBeTrue();
+        parsed.Transport.ShouldBe(TransportKind.IoUring);
+        parsed.SubmissionPolling.ShouldBe(polling);
+    }
+
+    [Fact]
+    public void An_unknown_transport_is_refused_with_the_three_names()
+    {
+        SampleArguments.TryParse(["--transport", "epoll"], out _, out string? error).ShouldBeFalse();
+        error.ShouldBe("--transport is 'sockets', 'libuv' or 'iouring'.");
+    }
+
     [Fact]
     public void Arguments_read_port_transport_scheduling_and_stats()
     {

@@ -351,6 +351,12 @@ public sealed class AllocationTestsOnLibuv(ITestOutputHelper output) : Allocatio
     protected override TransportKind Transport => TransportKind.Libuv;
 }
 
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class AllocationTestsOnIoUring(ITestOutputHelper output) : AllocationTests(output)
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}
+
 /// <summary>The same tests over TLS on the sockets transport: the records of a batch in pool blocks, SslStream's buffers pooled, 0 B in steady state.</summary>
 public sealed class AllocationTestsOverTls(ITestOutputHelper output) : AllocationTests(output)
 {
@@ -363,4 +369,12 @@ public sealed class AllocationTestsOverTlsOnLibuv(ITestOutputHelper output) : Al
     protected override bool Https => true;
 
     protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+/// <summary>The same tests over TLS on the io_uring transport.</summary>
+public sealed class AllocationTestsOverTlsOnIoUring(ITestOutputHelper output) : AllocationTests(output)
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
 }

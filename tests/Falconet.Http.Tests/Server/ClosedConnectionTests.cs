@@ -90,3 +90,8 @@ public sealed class ClosedConnectionTestsOnLibuv : ClosedConnectionTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+public sealed class ClosedConnectionTestsOnIoUring : ClosedConnectionTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

@@ -7,6 +7,7 @@ using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
 using Falconet.Server;
 using Falconet.Transport;
+using Falconet.Transport.IoUring;
 using Falconet.Transport.Libuv;
 using Falconet.Transport.Sockets;
 using Shouldly;
@@ -110,13 +111,17 @@ public sealed class ConnectionLifecycleTests
     [Theory(Timeout = TestTimeouts.TestMilliseconds)]
     [InlineData(TransportKind.Sockets)]
     [InlineData(TransportKind.Libuv)]
+    [InlineData(TransportKind.IoUring)]
     public async Task A_body_read_the_handler_abandoned_completes_before_the_connection_returns_its_blocks(TransportKind kind)
     {
         long outstandingAtCompletion = -1;
         Task<int>? abandoned = null;
-        ITransportFactory inner = kind == TransportKind.Libuv
-            ? new LibuvTransportFactory(new LibuvTransportOptions { LoopCount = 2, TrackLeaks = true })
-            : new SocketTransportFactory(new SocketTransportOptions { IoThreadCount = 2, TrackLeaks = true });
+        ITransportFactory inner = kind switch
+        {
+            TransportKind.Libuv => new LibuvTransportFactory(new LibuvTransportOptions { LoopCount = 2, TrackLeaks = true }),
+            TransportKind.IoUring => new IoUringTransportFactory(new IoUringTransportOptions { LoopCount = 2, TrackLeaks = true }),
+            _ => new SocketTransportFactory(new SocketTransportOptions { IoThreadCount = 2, TrackLeaks = true }),
+        };
         var transport = new InterceptingTransportFactory(inner)
         {
             PendingReceiveCompleted = connection => Interlocked.Exchange(ref outstandingAtCompletion, connection.Pool.BlocksOutstanding),

@@ -60,7 +60,7 @@ public class ConnectionLimitTests : ServerTests
         metrics.Count(ServerMetrics.RejectedConnectionsName, "connection_limit").ShouldBe(1);
         if (Transport == TransportKind.Sockets)
         {
-            // The libuv transport refuses on its loop, before the server sees the connection.
+            // The libuv and io_uring transports refuse on their loop, before the server sees the connection.
             logs.Entries.ShouldContain(e => e.EventId == ConnectionRefusedEvent && e.Level == LogLevel.Debug);
         }
 
@@ -152,4 +152,9 @@ public class ConnectionLimitTests : ServerTests
 public sealed class ConnectionLimitTestsOnLibuv : ConnectionLimitTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+public sealed class ConnectionLimitTestsOnIoUring : ConnectionLimitTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
 }

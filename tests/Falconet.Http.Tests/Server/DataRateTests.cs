@@ -237,3 +237,9 @@ public sealed class DataRateTestsOnLibuv : DataRateTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class DataRateTestsOnIoUring : DataRateTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

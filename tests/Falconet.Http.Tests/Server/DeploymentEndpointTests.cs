@@ -217,3 +217,9 @@ public sealed class DeploymentEndpointTestsOnLibuv : DeploymentEndpointTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+[System.Runtime.Versioning.SupportedOSPlatform("linux")]
+public sealed class DeploymentEndpointTestsOnIoUring : DeploymentEndpointTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

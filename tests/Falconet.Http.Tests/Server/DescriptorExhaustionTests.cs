@@ -129,3 +129,9 @@ public sealed class DescriptorExhaustionTestsOnLibuv : DescriptorExhaustionTests
 {
     protected override string Transport => "libuv";
 }
+
+/// <summary>The same test on the io_uring transport.</summary>
+public sealed class DescriptorExhaustionTestsOnIoUring : DescriptorExhaustionTests
+{
+    protected override string Transport => "iouring";
+}

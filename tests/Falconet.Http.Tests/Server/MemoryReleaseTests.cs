@@ -82,3 +82,9 @@ public sealed class MemoryReleaseTestsOnLibuv : MemoryReleaseTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same test on the io_uring transport.</summary>
+public sealed class MemoryReleaseTestsOnIoUring : MemoryReleaseTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

@@ -164,3 +164,9 @@ public sealed class ServerMetricsTestsOnLibuv : ServerMetricsTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class ServerMetricsTestsOnIoUring : ServerMetricsTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

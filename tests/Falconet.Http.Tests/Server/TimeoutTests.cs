@@ -226,3 +226,9 @@ public sealed class TimeoutTestsOnLibuv : TimeoutTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class TimeoutTestsOnIoUring : TimeoutTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

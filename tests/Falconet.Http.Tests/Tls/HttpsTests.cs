@@ -496,3 +496,9 @@ public sealed class HttpsTestsOnLibuv : HttpsTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class HttpsTestsOnIoUring : HttpsTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

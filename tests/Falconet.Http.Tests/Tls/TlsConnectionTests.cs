@@ -1,5 +1,6 @@
 using System;
 using System.Buffers;
+using System.Collections.Generic;
 using System.Net;
 using System.Net.Security;
 using System.Net.Sockets;
@@ -10,6 +11,7 @@ using Falconet.Buffers;
 using Falconet.Http.Tests.Infrastructure;
 using Falconet.Server;
 using Falconet.Transport;
+using Falconet.Transport.IoUring;
 using Falconet.Transport.Libuv;
 using Falconet.Transport.Sockets;
 using Falconet.Transport.Tls;
@@ -50,10 +52,10 @@ public class TlsConnectionTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
-    public async Task A_batch_past_the_gather_bound_is_split_into_sends_of_at_most_eight_blocks()
+    public async Task A_large_batch_leaves_in_sends_within_the_inner_connections_gather_limit_and_the_bound()
     {
         await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
-        byte[] payload = BodyHashing.RandomBytes(200 * 1024, seed: 2);
+        byte[] payload = BodyHashing.RandomBytes(600 * 1024, seed: 2);
         using var chain = new BlockChain(pair.Server.Pool);
         chain.Write(payload);
         int sendsBefore = pair.Counting.Sends;
@@ -62,9 +64,75 @@ public class TlsConnectionTests
         await pair.Server.SendAsync(chain.GetSequence());
 
         (await read).ShouldBe(payload);
-        (pair.Counting.Sends - sendsBefore).ShouldBeGreaterThanOrEqualTo(payload.Length / TlsConnection.MaxGatheredBytes);
-        pair.Counting.LargestSend.ShouldBeLessThanOrEqualTo(TlsConnection.MaxGatheredBytes);
-        pair.Counting.MostSegments.ShouldBeLessThanOrEqualTo(8);
+        (pair.Counting.Sends - sendsBefore).ShouldBeGreaterThan(1);
+        pair.Counting.MostSegments.ShouldBeLessThanOrEqualTo(pair.Counting.MaxGatheredSegments);
+        pair.Counting.LargestSend.ShouldBeLessThanOrEqualTo(TlsServerOptions.DefaultMaxBytesInFlight);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_reader_that_stops_reading_holds_at_most_the_bound_of_records_and_then_gets_every_byte()
+    {
+        const int Bound = TlsServerOptions.MinMaxBytesInFlight;
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst, maxBytesInFlight: Bound, clientReceiveBuffer: 16 * 1024);
+        byte[] payload = BodyHashing.RandomBytes(4 * 1024 * 1024, seed: 3);
+        using var chain = new BlockChain(pair.Server.Pool);
+        chain.Write(payload);
+
+        // The client reads nothing yet: the send stalls once the socket buffers are full, with at most the bound queued.
+        ValueTask send = pair.Server.SendAsync(chain.GetSequence());
+        await WaitUntilStalledAsync(pair);
+        send.IsCompleted.ShouldBeFalse();
+        pair.Server.RecordStream.PeakQueued.ShouldBeGreaterThan(TlsConnection.RecordPayload);
+        pair.Server.RecordStream.PeakQueued.ShouldBeLessThanOrEqualTo(Bound);
+
+        byte[] read = await pair.ReadClientAsync(payload.Length);
+        await send.AsTask().WaitAsync(TestTimeouts.Operation);
+        BodyHashing.Sha256Hex(read).ShouldBe(BodyHashing.Sha256Hex(payload));
+        pair.Server.RecordStream.PeakQueued.ShouldBeLessThanOrEqualTo(Bound);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Aborting_a_connection_in_the_middle_of_a_large_send_fails_the_send_and_returns_every_block()
+    {
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst, clientReceiveBuffer: 16 * 1024);
+        byte[] payload = BodyHashing.RandomBytes(4 * 1024 * 1024, seed: 4);
+        using var chain = new BlockChain(pair.Server.Pool);
+        chain.Write(payload);
+        ValueTask send = pair.Server.SendAsync(chain.GetSequence());
+        await WaitUntilStalledAsync(pair);
+        send.IsCompleted.ShouldBeFalse();
+
+        pair.Server.Abort();
+
+        Exception failure = await Should.ThrowAsync<Exception>(send.AsTask().WaitAsync(TestTimeouts.Operation));
+        failure.ShouldBeAssignableTo<System.IO.IOException>();
+        await pair.DisposeServerAsync();
+
+        // Only the caller's own blocks are left: no record block outlives the connection.
+        chain.Dispose();
+        foreach (SlabMemoryPool pool in pair.Pools)
+        {
+            await pool.WaitForAllReturnedAsync(TimeSpan.FromSeconds(5));
+        }
+    }
+
+    /// <summary>Waits until the server's records stop moving (the socket buffers are full), at most a few seconds.</summary>
+    private static async Task WaitUntilStalledAsync(Pair pair)
+    {
+        long sent = -1;
+        for (int i = 0; i < 100; i++)
+        {
+            await Task.Delay(50);
+            long now = pair.Counting.Sends;
+            if (now == sent && now > 0)
+            {
+                return;
+            }
+
+            sent = now;
+        }
+
+        throw new TimeoutException("The server's send never stalled.");
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
@@ -255,14 +323,20 @@ public class TlsConnectionTests
 
         public TlsConnection Server { get; }
 
-        public static async Task<Pair> ConnectAsync(ITransportFactory transport, bool waitForRecordsFirst, SslProtocols protocols = SslProtocols.None)
+        public static async Task<Pair> ConnectAsync(ITransportFactory transport, bool waitForRecordsFirst, SslProtocols protocols = SslProtocols.None,
+            int maxBytesInFlight = TlsServerOptions.DefaultMaxBytesInFlight, int clientReceiveBuffer = 0)
         {
             IConnectionListener listener = await transport.BindAsync(new IPEndPoint(IPAddress.Loopback, 0));
             var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+            if (clientReceiveBuffer != 0)
+            {
+                socket.ReceiveBufferSize = clientReceiveBuffer;
+            }
+
             ValueTask<TransportConnection?> accept = listener.AcceptAsync();
             await socket.ConnectAsync(listener.EndPoint);
             var counting = new CountingConnection((await accept.AsTask().WaitAsync(TestTimeouts.Operation))!);
-            var server = new TlsConnection(counting);
+            var server = new TlsConnection(counting, maxBytesInFlight);
 
             // The capability reaches the decorator through the contract, across the counting wrapper too.
             server.WaitsForRecordsFirst.ShouldBe(waitForRecordsFirst);
@@ -280,6 +354,14 @@ public class TlsConnectionTests
             byte[] buffer = new byte[count];
             await Client.ReadExactlyAsync(buffer).AsTask().WaitAsync(TestTimeouts.Operation);
             return buffer;
+        }
+
+        public IEnumerable<SlabMemoryPool> Pools => _transport.Pools;
+
+        public async ValueTask DisposeServerAsync()
+        {
+            _serverDisposed = true;
+            await Server.DisposeAsync();
         }
 
         public async ValueTask DisposeAsync()
@@ -318,6 +400,22 @@ public sealed class TlsConnectionTestsOnLibuvThreadPool : TlsConnectionTests
 {
     protected override ITransportFactory CreateTransport() =>
         new LibuvTransportFactory(new LibuvTransportOptions { LoopCount = 1, TrackLeaks = true, Scheduling = IoScheduling.ThreadPool });
+
+    protected override bool WaitForRecordsFirst => true;
+}
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class TlsConnectionTestsOnIoUring : TlsConnectionTests
+{
+    protected override ITransportFactory CreateTransport() =>
+        new IoUringTransportFactory(new IoUringTransportOptions { LoopCount = 1, TrackLeaks = true });
+}
+
+/// <summary>The same tests on io_uring with thread-pool scheduling and the decorator waiting for records before SslStream reads, as the server runs it there.</summary>
+public sealed class TlsConnectionTestsOnIoUringThreadPool : TlsConnectionTests
+{
+    protected override ITransportFactory CreateTransport() =>
+        new IoUringTransportFactory(new IoUringTransportOptions { LoopCount = 1, TrackLeaks = true, Scheduling = IoScheduling.ThreadPool });
 
     protected override bool WaitForRecordsFirst => true;
 }

@@ -99,3 +99,9 @@ public sealed class TlsDescriptorTestsOnLibuv : TlsDescriptorTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same test on the io_uring transport.</summary>
+public sealed class TlsDescriptorTestsOnIoUring : TlsDescriptorTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

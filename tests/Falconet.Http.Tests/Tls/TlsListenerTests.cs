@@ -156,3 +156,9 @@ public sealed class TlsListenerTestsOnLibuv : TlsListenerTests
 {
     protected override TransportKind Transport => TransportKind.Libuv;
 }
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class TlsListenerTestsOnIoUring : TlsListenerTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
+}

@@ -22,6 +22,14 @@ public sealed class KeepAliveAndPipeliningTestsOverTlsOnLibuv : KeepAliveAndPipe
     protected override TransportKind Transport => TransportKind.Libuv;
 }
 
+/// <summary><see cref="KeepAliveAndPipeliningTests"/> over TLS on the io_uring transport.</summary>
+public sealed class KeepAliveAndPipeliningTestsOverTlsOnIoUring : KeepAliveAndPipeliningTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
+}
+
 /// <summary><see cref="RequestBodyTests"/> over TLS on the sockets transport.</summary>
 public sealed class RequestBodyTestsOverTls : RequestBodyTests
 {
@@ -34,6 +42,14 @@ public sealed class RequestBodyTestsOverTlsOnLibuv : RequestBodyTests
     protected override bool Https => true;
 
     protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+/// <summary><see cref="RequestBodyTests"/> over TLS on the io_uring transport.</summary>
+public sealed class RequestBodyTestsOverTlsOnIoUring : RequestBodyTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
 }
 
 /// <summary><see cref="ResponseBodyTests"/> over TLS on the sockets transport.</summary>
@@ -50,6 +66,14 @@ public sealed class ResponseBodyTestsOverTlsOnLibuv : ResponseBodyTests
     protected override TransportKind Transport => TransportKind.Libuv;
 }
 
+/// <summary><see cref="ResponseBodyTests"/> over TLS on the io_uring transport.</summary>
+public sealed class ResponseBodyTestsOverTlsOnIoUring : ResponseBodyTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
+}
+
 /// <summary><see cref="ResponseHeadTests"/> over TLS on the sockets transport.</summary>
 public sealed class ResponseHeadTestsOverTls : ResponseHeadTests
 {
@@ -62,6 +86,14 @@ public sealed class ResponseHeadTestsOverTlsOnLibuv : ResponseHeadTests
     protected override bool Https => true;
 
     protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+/// <summary><see cref="ResponseHeadTests"/> over TLS on the io_uring transport.</summary>
+public sealed class ResponseHeadTestsOverTlsOnIoUring : ResponseHeadTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
 }
 
 /// <summary><see cref="ProtocolSemanticsTests"/> over TLS on the sockets transport.</summary>
@@ -78,6 +110,14 @@ public sealed class ProtocolSemanticsTestsOverTlsOnLibuv : ProtocolSemanticsTest
     protected override TransportKind Transport => TransportKind.Libuv;
 }
 
+/// <summary><see cref="ProtocolSemanticsTests"/> over TLS on the io_uring transport.</summary>
+public sealed class ProtocolSemanticsTestsOverTlsOnIoUring : ProtocolSemanticsTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
+}
+
 /// <summary><see cref="ErrorHandlingTests"/> over TLS on the sockets transport.</summary>
 public sealed class ErrorHandlingTestsOverTls : ErrorHandlingTests
 {
@@ -90,6 +130,14 @@ public sealed class ErrorHandlingTestsOverTlsOnLibuv : ErrorHandlingTests
     protected override bool Https => true;
 
     protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+/// <summary><see cref="ErrorHandlingTests"/> over TLS on the io_uring transport.</summary>
+public sealed class ErrorHandlingTestsOverTlsOnIoUring : ErrorHandlingTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
 }
 
 /// <summary><see cref="ExpectContinueTests"/> over TLS on the sockets transport.</summary>
@@ -106,6 +154,14 @@ public sealed class ExpectContinueTestsOverTlsOnLibuv : ExpectContinueTests
     protected override TransportKind Transport => TransportKind.Libuv;
 }
 
+/// <summary><see cref="ExpectContinueTests"/> over TLS on the io_uring transport.</summary>
+public sealed class ExpectContinueTestsOverTlsOnIoUring : ExpectContinueTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
+}
+
 /// <summary><see cref="LingeringCloseTests"/> over TLS on the sockets transport.</summary>
 public sealed class LingeringCloseTestsOverTls : LingeringCloseTests
 {
@@ -118,6 +174,14 @@ public sealed class LingeringCloseTestsOverTlsOnLibuv : LingeringCloseTests
     protected override bool Https => true;
 
     protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+/// <summary><see cref="LingeringCloseTests"/> over TLS on the io_uring transport.</summary>
+public sealed class LingeringCloseTestsOverTlsOnIoUring : LingeringCloseTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
 }
 
 /// <summary><see cref="TimeoutTests"/> over TLS on the sockets transport.</summary>
@@ -134,6 +198,14 @@ public sealed class TimeoutTestsOverTlsOnLibuv : TimeoutTests
     protected override TransportKind Transport => TransportKind.Libuv;
 }
 
+/// <summary><see cref="TimeoutTests"/> over TLS on the io_uring transport.</summary>
+public sealed class TimeoutTestsOverTlsOnIoUring : TimeoutTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
+}
+
 /// <summary><see cref="ShutdownTests"/> over TLS on the sockets transport.</summary>
 public sealed class ShutdownTestsOverTls : ShutdownTests
 {
@@ -146,6 +218,14 @@ public sealed class ShutdownTestsOverTlsOnLibuv : ShutdownTests
     protected override bool Https => true;
 
     protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+/// <summary><see cref="ShutdownTests"/> over TLS on the io_uring transport.</summary>
+public sealed class ShutdownTestsOverTlsOnIoUring : ShutdownTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
 }
 
 /// <summary><see cref="LimitTests"/> over TLS on the sockets transport.</summary>
@@ -162,6 +242,14 @@ public sealed class LimitTestsOverTlsOnLibuv : LimitTests
     protected override TransportKind Transport => TransportKind.Libuv;
 }
 
+/// <summary><see cref="LimitTests"/> over TLS on the io_uring transport.</summary>
+public sealed class LimitTestsOverTlsOnIoUring : LimitTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
+}
+
 /// <summary><see cref="HostHeaderTests"/> over TLS on the sockets transport.</summary>
 public sealed class HostHeaderTestsOverTls : HostHeaderTests
 {
@@ -174,4 +262,34 @@ public sealed class HostHeaderTestsOverTlsOnLibuv : HostHeaderTests
     protected override bool Https => true;
 
     protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+/// <summary><see cref="HostHeaderTests"/> over TLS on the io_uring transport.</summary>
+public sealed class HostHeaderTestsOverTlsOnIoUring : HostHeaderTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
+}
+
+/// <summary><see cref="DataRateTests"/> over TLS on the sockets transport: a reader that stops is cut off by the response data rate.</summary>
+public sealed class DataRateTestsOverTls : DataRateTests
+{
+    protected override bool Https => true;
+}
+
+/// <summary><see cref="DataRateTests"/> over TLS on the libuv transport.</summary>
+public sealed class DataRateTestsOverTlsOnLibuv : DataRateTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+/// <summary><see cref="DataRateTests"/> over TLS on the io_uring transport.</summary>
+public sealed class DataRateTestsOverTlsOnIoUring : DataRateTests
+{
+    protected override bool Https => true;
+
+    protected override TransportKind Transport => TransportKind.IoUring;
 }

@@ -1,111 +1,17 @@
-using System;
-using System.Net;
-using System.Net.Sockets;
-using System.Threading;
-using System.Threading.Tasks;
-using Falconet.Buffers;
 using Falconet.Transport;
 using Falconet.Transport.Libuv;
-using Shouldly;
 
 namespace Falconet.Runtime.Tests.Transport;
 
-/// <summary>What only the libuv transport promises: loop threads that own their connections and pools, its errors and its stop.</summary>
-public sealed class LibuvTransportTests
+/// <summary>The loop transport tests on libuv.</summary>
+public sealed class LibuvTransportTests : LoopTransportTests
 {
-    private const int Timeout = 30_000;
-    private static readonly TimeSpan Step = TransportHarness.StepTimeout;
+    private protected override TransportUnderTest Transport => TransportUnderTest.Libuv;
 
-    [Fact(Timeout = Timeout)]
-    public async Task Accepted_connections_have_TCP_NODELAY()
-    {
-        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.Libuv);
-        (_, TransportConnection server) = await harness.ConnectAsync();
+    private protected override ITransportFactory CreateFactory(int loops) => new LibuvTransportFactory(new LibuvTransportOptions { LoopCount = loops, TrackLeaks = true });
 
-        ((LibuvConnection)server).IsNoDelay.ShouldBeTrue();
-    }
+    private protected override bool IsNoDelay(TransportConnection connection) => ((LibuvConnection)connection).IsNoDelay;
 
-    [Fact(Timeout = Timeout)]
-    public async Task Each_loop_owns_a_pool_and_a_pending_receive_resumes_on_the_loop_that_owns_the_connection()
-    {
-        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.Libuv, ioThreads: 2);
-        harness.Factory.Pools.Count.ShouldBe(2);
-        harness.Factory.Pools[1].OwnerThreadId.ShouldNotBe(harness.Factory.Pools[0].OwnerThreadId);
-        (Socket client, TransportConnection server) = await harness.ConnectAsync();
-
-        Thread resumedOn = await TransportHarness.ThreadAPendingReceiveResumesOnAsync(client, server);
-
-        resumedOn.ManagedThreadId.ShouldBe(server.Pool.OwnerThreadId);
-        server.CompletesOnThreadPool.ShouldBeFalse();
-    }
-
-    [Fact(Timeout = Timeout)]
-    public async Task Schedule_runs_work_on_the_loop_thread_that_owns_the_connection_pool()
-    {
-        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.Libuv, ioThreads: 2);
-        for (int i = 0; i < 4; i++)
-        {
-            (_, TransportConnection server) = await harness.ConnectAsync();
-            var ran = new TaskCompletionSource<int>(TaskCreationOptions.RunContinuationsAsynchronously);
-            server.Schedule(new DelegateWorkItem(() => ran.SetResult(Environment.CurrentManagedThreadId)));
-            (await ran.Task.WaitAsync(Step)).ShouldBe(server.Pool.OwnerThreadId);
-        }
-    }
-
-    [Fact(Timeout = Timeout)]
-    public async Task With_thread_pool_scheduling_a_pending_receive_resumes_on_a_thread_pool_thread()
-    {
-        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.Libuv, scheduling: IoScheduling.ThreadPool);
-        (Socket client, TransportConnection server) = await harness.ConnectAsync();
-
-        Thread resumedOn = await TransportHarness.ThreadAPendingReceiveResumesOnAsync(client, server);
-
-        resumedOn.IsThreadPoolThread.ShouldBeTrue();
-        server.CompletesOnThreadPool.ShouldBeTrue();
-    }
-
-    [Fact(Timeout = Timeout)]
-    public async Task Disposing_the_factory_completes_a_pending_receive_with_0_joins_the_loops_and_frees_every_handle()
-    {
-        var factory = new LibuvTransportFactory(new LibuvTransportOptions { LoopCount = 2, TrackLeaks = true });
-        IConnectionListener listener = await factory.BindAsync(new IPEndPoint(IPAddress.Loopback, 0));
-        using var client = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
-        ValueTask<TransportConnection?> accept = listener.AcceptAsync();
-        await client.ConnectAsync(listener.EndPoint).WaitAsync(Step);
-        var server = (LibuvConnection)(await accept.AsTask().WaitAsync(Step))!;
-        ValueTask<int> pending = server.ReceiveAsync(new byte[16]);
-
-        factory.Dispose();
-
-        (await pending.AsTask().WaitAsync(Step)).ShouldBe(0);
-        await server.DisposeAsync().AsTask().WaitAsync(Step);
-        factory.LoopsRunning.ShouldBe(0);
-        factory.Loops.ShouldAllBe(loop => loop.OpenConnections == 0);
-
-        // The loops closed the connection with a reset.
-        var reset = await Should.ThrowAsync<SocketException>(() => client.ReceiveAsync(new byte[1], SocketFlags.None).WaitAsync(Step));
-        reset.SocketErrorCode.ShouldBe(SocketError.ConnectionReset);
-    }
-
-    [Fact(Timeout = Timeout)]
-    public async Task A_cancelled_pending_send_throws_OperationCanceledException_and_aborts()
-    {
-        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.Libuv);
-        (Socket client, TransportConnection server) = await harness.ConnectAsync();
-        client.ReceiveBufferSize = 4096;
-        using var cancel = new CancellationTokenSource();
-        Task pending = server.SendAsync(new System.Buffers.ReadOnlySequence<byte>(new byte[16 * 1024 * 1024]), cancel.Token).AsTask();
-        await Task.Delay(100);
-        pending.IsCompleted.ShouldBeFalse("16 MiB fit in the socket buffers: the send never had to wait");
-
-        cancel.Cancel();
-
-        await Should.ThrowAsync<OperationCanceledException>(() => pending.WaitAsync(Step));
-        (await server.ReceiveAsync(new byte[1]).AsTask().WaitAsync(Step)).ShouldBe(0);
-    }
-
-    private sealed class DelegateWorkItem(Action action) : IThreadPoolWorkItem
-    {
-        public void Execute() => action();
-    }
+    private protected override (int LoopsRunning, int OpenConnections) LoopState(ITransportFactory factory)
+        => (((LibuvTransportFactory)factory).LoopsRunning, ((LibuvTransportFactory)factory).OpenConnections);
 }

@@ -438,3 +438,8 @@ public sealed class LibuvTransportContractTests : TransportContractTests
 {
     protected override TransportUnderTest Transport => TransportUnderTest.Libuv;
 }
+
+public sealed class IoUringTransportContractTests : TransportContractTests
+{
+    protected override TransportUnderTest Transport => TransportUnderTest.IoUring;
+}

@@ -7,6 +7,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Buffers;
 using Falconet.Transport;
+using Falconet.Transport.IoUring;
 using Falconet.Transport.Libuv;
 using Falconet.Transport.Sockets;
 using Shouldly;
@@ -18,6 +19,7 @@ public enum TransportUnderTest
 {
     Sockets,
     Libuv,
+    IoUring,
 }
 
 /// <summary>A transport bound to loopback port 0, with clients connected to it; disposal closes every socket and checks that every pool block came back.</summary>
@@ -38,9 +40,9 @@ internal sealed class TransportHarness : IAsyncDisposable
 
     public IConnectionListener Listener { get; }
 
-    /// <summary>Starts <paramref name="transport"/> with <paramref name="ioThreads"/> pools (libuv: loops) and binds it.</summary>
+    /// <summary>Starts <paramref name="transport"/> with <paramref name="ioThreads"/> pools (libuv and io_uring: loops) and binds it.</summary>
     /// <remarks>
-    /// <paramref name="scheduling"/> null takes each transport's default: the thread pool for sockets, the loop thread for libuv.
+    /// <paramref name="scheduling"/> null takes each transport's default: the thread pool for sockets, the loop thread for libuv and io_uring.
     /// </remarks>
     public static Task<TransportHarness> StartAsync(TransportUnderTest transport, int ioThreads = 2, IPAddress? address = null, bool trackLeaks = true, IoScheduling? scheduling = null)
         => StartAsync(transport switch
@@ -50,6 +52,12 @@ internal sealed class TransportHarness : IAsyncDisposable
                 IoThreadCount = ioThreads,
                 TrackLeaks = trackLeaks,
                 Scheduling = scheduling ?? IoScheduling.ThreadPool,
+            }),
+            TransportUnderTest.IoUring => new IoUringTransportFactory(new IoUringTransportOptions
+            {
+                LoopCount = ioThreads,
+                TrackLeaks = trackLeaks,
+                Scheduling = scheduling ?? IoScheduling.IoThreads,
             }),
             _ => new LibuvTransportFactory(new LibuvTransportOptions
             {
@@ -63,7 +71,8 @@ internal sealed class TransportHarness : IAsyncDisposable
     public static Task<TransportHarness> StartAsync(int ioThreads = 2, IPAddress? address = null, bool trackLeaks = true, IoScheduling scheduling = IoScheduling.ThreadPool)
         => StartAsync(TransportUnderTest.Sockets, ioThreads, address, trackLeaks, scheduling);
 
-    private static async Task<TransportHarness> StartAsync(ITransportFactory factory, IPAddress? address)
+    /// <summary>Binds <paramref name="factory"/> to loopback port 0; the harness disposes it.</summary>
+    public static async Task<TransportHarness> StartAsync(ITransportFactory factory, IPAddress? address = null)
     {
         try
         {
@@ -190,4 +199,10 @@ internal sealed class TransportHarness : IAsyncDisposable
             await ((IAsyncDisposable)Factory).DisposeAsync();
         }
     }
+}
+
+/// <summary>A delegate as a work item, for <see cref="TransportConnection.Schedule"/>.</summary>
+internal sealed class DelegateWorkItem(Action action) : IThreadPoolWorkItem
+{
+    public void Execute() => action();
 }

@@ -12,7 +12,7 @@ internal sealed partial class HttpConnection
     public void RequestAbort()
     {
         _closeReason = ConnectionCloseReason.ApplicationAbort;
-        _abortRequested = true;
+        Signal(Http1ConnectionSignals.AbortRequested);
         _abortSignal.Abort();
     }
 
@@ -20,7 +20,7 @@ internal sealed partial class HttpConnection
     public void Abort()
     {
         _closeReason = ConnectionCloseReason.ShutdownTimeout;
-        _abortRequested = true;
+        Signal(Http1ConnectionSignals.AbortRequested);
         _abortSignal.Abort();
         _transport.Abort();
     }
@@ -34,7 +34,7 @@ internal sealed partial class HttpConnection
     private async ValueTask LingerAsync()
     {
         ReleaseIdleBlocks();
-        if (_receiveStopped)
+        if (Signaled(Http1ConnectionSignals.ReceiveStopped))
         {
             // Receiving was stopped to wake this loop (a deadline passed): reads return nothing more, so the client gets
             // the linger time to read the response (framed by its Content-Length) before the close, unless the server
@@ -54,7 +54,7 @@ internal sealed partial class HttpConnection
         _transport.ShutdownSend();
 
         // Published before the shutdown signal is read, as for an idle connection (see CloseIfIdle).
-        _lingering = true;
+        _status = Http1ConnectionStatus.Lingering;
         bool armed = _deadline.TrySet(_settings.DeadlineAfter(_settings.LingerTimeout));
         Interlocked.MemoryBarrier();
         if (!armed || _settings.Shutdown.IsCancellationRequested)
@@ -82,8 +82,14 @@ internal sealed partial class HttpConnection
     private void CloseAfterResponse(ConnectionCloseReason reason)
     {
         _closeReason = reason;
-        _lingerOnClose = true;
+        _status = Http1ConnectionStatus.ClosingAfterResponse;
     }
+
+    /// <summary>Raises <paramref name="signal"/> for the loop; any thread may call it.</summary>
+    private void Signal(Http1ConnectionSignals signal) => Interlocked.Or(ref _signals, (int)signal);
+
+    /// <summary>True once <paramref name="signal"/> was raised.</summary>
+    private bool Signaled(Http1ConnectionSignals signal) => (Volatile.Read(ref _signals) & (int)signal) != 0;
 
     /// <summary>Why a request that was handled does not keep the connection, when nothing said so earlier.</summary>
     private ConnectionCloseReason ReasonToClose()

@@ -14,20 +14,21 @@ internal sealed partial class HttpConnection
     /// close that races it.
     /// </summary>
     /// <remarks>
-    /// Pairs with the loop, which publishes <see cref="_waitingForRequest"/> (or <see cref="_lingering"/>) and its
-    /// deadline before it reads the shutdown signal: the server cancels that signal before calling this, so one side
-    /// always sees the other.
+    /// Pairs with the loop, which publishes its status (<see cref="Http1ConnectionStatus.WaitingForRequest"/> or
+    /// <see cref="Http1ConnectionStatus.Lingering"/>) and its deadline before it reads the shutdown signal: the server
+    /// cancels that signal before calling this, so one side always sees the other. Bytes of a request may arrive as the
+    /// receive is stopped: the loop then answers the request if its head came whole, and closes without an answer otherwise.
     /// </remarks>
     public void CloseIfIdle()
     {
-        if (_waitingForRequest && !_lingering && _settings.DrainIdleTimeout > 0)
+        if (_status == Http1ConnectionStatus.WaitingForRequest && _settings.DrainIdleTimeout > 0)
         {
             // The heartbeat closes it when the shortened deadline passes, as for a keep-alive timeout.
             _deadline.TryBringForward(_settings.DeadlineAfter(_settings.DrainIdleTimeout));
             return;
         }
 
-        if ((_waitingForRequest || _lingering) && _deadline.TryExpireNow())
+        if (_status is Http1ConnectionStatus.WaitingForRequest or Http1ConnectionStatus.Lingering && _deadline.TryExpireNow())
         {
             StopReceiving();
         }
@@ -51,7 +52,7 @@ internal sealed partial class HttpConnection
                 StopReceiving();
                 break;
             case ConnectionCloseReason.MinResponseDataRate:
-                _abortRequested = true;
+                Signal(Http1ConnectionSignals.AbortRequested);
                 _transport.Abort();
                 break;
         }
@@ -60,7 +61,7 @@ internal sealed partial class HttpConnection
     /// <summary>Wakes a pending receive for good (it returns what had arrived, or 0); later receives return 0.</summary>
     private void StopReceiving()
     {
-        _receiveStopped = true;
+        Signal(Http1ConnectionSignals.ReceiveStopped);
         _transport.StopReceiving();
     }
 

@@ -1,6 +1,7 @@
 using System;
 using System.Buffers;
 using System.Net;
+using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Diagnostics;
@@ -44,21 +45,16 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
     private ConnectionMeasurement _metrics;
     private readonly ConnectionDeadline _deadline = new();
     private readonly DataRateMonitor _rates;
-    private ParsePhase _phase;
+    private volatile Http1ConnectionStatus _status;
+    private int _signals;
     private HeaderParseState _headerState;
     private bool _requestKeepAlive;
-    private bool _headDeadlineArmed;
-    private volatile bool _abortRequested;
-    private bool _lingerOnClose;
     private ConnectionCloseReason _closeReason;
-    private volatile bool _receiveStopped;
     private int _emptyLineBytes;
     private long _requestCount;
 
     // The managed id of the thread the loop runs on since its last await, or 0 when not read yet.
     private int _loopThread;
-    private volatile bool _waitingForRequest;
-    private volatile bool _lingering;
 
     public HttpConnection(TransportConnection transport, HttpConnectionSettings settings)
     {
@@ -116,14 +112,15 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
         {
             await ProcessRequestsAsync().ConfigureAwait(false);
             // After a stop, a receive's 0 is not the peer's close: the client may still be sending.
-            if (_lingerOnClose && !_abortRequested && (!_input.PeerClosed || _receiveStopped))
+            if (_status == Http1ConnectionStatus.ClosingAfterResponse && !Signaled(Http1ConnectionSignals.AbortRequested)
+                && (!_input.PeerClosed || Signaled(Http1ConnectionSignals.ReceiveStopped)))
             {
                 await LingerAsync().ConfigureAwait(false);
             }
         }
         catch (Exception exception)
         {
-            _abortRequested = true;
+            Signal(Http1ConnectionSignals.AbortRequested);
             HttpLog.ConnectionError(_settings.Logger, Id, exception);
         }
 
@@ -140,7 +137,7 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
 
         // Close first and wait until no receive or send is pending: an operation still in flight (a body read
         // the handler started and abandoned) may be writing into an input block until then.
-        if (_abortRequested)
+        if (Signaled(Http1ConnectionSignals.AbortRequested))
         {
             _transport.Abort();
         }
@@ -196,10 +193,11 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
 
             if (parsed)
             {
-                _headDeadlineArmed = false;
-                if (!_deadline.TrySet(ConnectionDeadline.None))
+                _status = Http1ConnectionStatus.HandlingRequest;
+                if (!_deadline.TrySet(ConnectionDeadline.None) && _deadline.HasPassed(_settings.TimeProvider.GetTimestamp()))
                 {
-                    // The head completed as its deadline passed; receiving has already stopped.
+                    // The head completed as its deadline passed; receiving has already stopped. (A deadline a stopping
+                    // server expired early is no timeout: the request is answered, and the connection closes after it.)
                     await RespondRequestTimeoutAsync().ConfigureAwait(false);
                     return;
                 }
@@ -276,7 +274,7 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
                 }
 
                 _metrics.RequestEnded(_request, _response.StatusCode, failure);
-                if (_abortRequested)
+                if (Signaled(Http1ConnectionSignals.AbortRequested))
                 {
                     return;
                 }
@@ -288,6 +286,7 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
                     return;
                 }
 
+                _status = Http1ConnectionStatus.RequestNotStarted;
                 continue;
             }
 
@@ -298,12 +297,11 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
             // A connection waiting for the client holds only the block it receives into.
             ReleaseIdleBlocks();
 
-            bool idle = _input.Buffered == 0 && _phase == ParsePhase.RequestLine;
-            if (idle)
+            if (_status == Http1ConnectionStatus.RequestNotStarted && _input.Buffered == 0)
             {
-                // The idle clock starts once the responses are sent, so a slow reader is not idle. Both writes are
-                // published before the shutdown signal is read (see CloseIfIdle): once per batch, not per request.
-                _waitingForRequest = true;
+                // Idle. The clock starts once the responses are sent, so a slow reader is not idle. The status and the
+                // deadline are published before the shutdown signal is read (see CloseIfIdle): once per batch, not per request.
+                _status = Http1ConnectionStatus.WaitingForRequest;
                 bool armed = _deadline.TrySet(_settings.DeadlineAfter(_settings.KeepAliveTimeout));
                 Interlocked.MemoryBarrier();
                 if (armed && shutdown.IsCancellationRequested && _settings.DrainIdleTimeout > 0)
@@ -317,28 +315,28 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
                     return;
                 }
             }
-            else if (!_headDeadlineArmed)
+            else if (_deadline.IsExpired)
             {
-                // Part of a request has arrived: its head must be complete within the request-headers timeout.
-                _headDeadlineArmed = true;
-                if (!_deadline.TrySet(_settings.DeadlineAfter(_settings.RequestHeadersTimeout)))
-                {
-                    await RespondRequestTimeoutAsync().ConfigureAwait(false);
-                    return;
-                }
+                // Part of a head is here and its deadline could not be armed, or passed meanwhile.
+                await EndHeadAfterExpiryAsync().ConfigureAwait(false);
+                return;
             }
 
             int received = _input.EndReceive(await _input.BeginReceive(CancellationToken.None).ConfigureAwait(false));
             _loopThread = 0;
-            _waitingForRequest = false;
+            if (_status == Http1ConnectionStatus.WaitingForRequest)
+            {
+                _status = Http1ConnectionStatus.RequestNotStarted;
+            }
+
             if (received == 0)
             {
                 // Expired: the heartbeat (or a stopping server) stopped the receive. Otherwise the peer closed its side.
                 if (_deadline.IsExpired)
                 {
-                    if (!idle)
+                    if (_status != Http1ConnectionStatus.RequestNotStarted || _input.Buffered != 0)
                     {
-                        await RespondRequestTimeoutAsync().ConfigureAwait(false);
+                        await EndHeadAfterExpiryAsync().ConfigureAwait(false);
                     }
                     else
                     {
@@ -398,7 +396,8 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
 
         HeaderSetBinding headerSet = _settings.HeaderSet;
         HttpLimits limits = _settings.Limits;
-        if (_phase == ParsePhase.RequestLine && _emptyLineBytes == 0 && _input.TryGetSingleSpan(out ReadOnlySpan<byte> span)
+        Http1ConnectionStatus status = _status;
+        if (status != Http1ConnectionStatus.ReceivingHeaders && _emptyLineBytes == 0 && _input.TryGetSingleSpan(out ReadOnlySpan<byte> span)
             && headerSet.TryParseRequestHead(_request, span, limits, out int consumed))
         {
             // The whole head in one block, parsed in one call; anything else (a head not complete yet, across blocks, an
@@ -408,17 +407,26 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
         }
 
         var reader = new SequenceReader<byte>(_input.GetSequence());
-        if (_phase == ParsePhase.RequestLine)
+        if (status != Http1ConnectionStatus.ReceivingHeaders)
         {
             if (!headerSet.TryParseRequestLine(_request, ref reader, limits, _emptyLineBytes))
             {
                 // Only an incomplete line gets here, never a complete request: the check costs the hot path nothing.
                 ConsumeLoneEmptyLines(reader.Sequence, limits);
+                if (_input.Buffered != 0)
+                {
+                    WaitForRestOfHead(Http1ConnectionStatus.ReceivingRequestLine);
+                }
+                else
+                {
+                    // Nothing but empty lines: the connection is between requests again (idle, keep-alive deadline).
+                    _status = Http1ConnectionStatus.RequestNotStarted;
+                }
+
                 return false;
             }
 
             _emptyLineBytes = 0;
-            _phase = ParsePhase.Headers;
             _headerState.Reset();
         }
 
@@ -434,11 +442,43 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
 
         if (!complete)
         {
+            WaitForRestOfHead(Http1ConnectionStatus.ReceivingHeaders);
             return false;
         }
 
-        _phase = ParsePhase.RequestLine;
         return true;
+    }
+
+    /// <summary>
+    /// A head waits for more bytes: its request-headers deadline is armed the first time (from then on it runs until the
+    /// head is complete, however many reads it takes), and the status says how far it got.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void WaitForRestOfHead(Http1ConnectionStatus status)
+    {
+        if (_status is not (Http1ConnectionStatus.ReceivingRequestLine or Http1ConnectionStatus.ReceivingHeaders))
+        {
+            // Fails when the deadline expired: the loop sees it before it waits (EndHeadAfterExpiryAsync).
+            _deadline.TrySet(_settings.DeadlineAfter(_settings.RequestHeadersTimeout));
+        }
+
+        _status = status;
+    }
+
+    /// <summary>
+    /// Ends a connection whose head is incomplete and whose deadline expired: 408 when the request-headers deadline passed;
+    /// closed without an answer when a stopping server expired the deadline of a connection that was idle as its first bytes
+    /// came in (its receive is stopped, the rest of the head cannot arrive, and no timeout passed).
+    /// </summary>
+    private ValueTask EndHeadAfterExpiryAsync()
+    {
+        if (_deadline.HasPassed(_settings.TimeProvider.GetTimestamp()) || !_settings.Shutdown.IsCancellationRequested)
+        {
+            return RespondRequestTimeoutAsync();
+        }
+
+        _closeReason = ConnectionCloseReason.ServerStopping;
+        return default;
     }
 
     /// <summary>Decides the body framing and resets the request state; false when the request was rejected (response written).</summary>
@@ -510,11 +550,11 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
 
         if (failure is not null && !TryRespondToFailure(failure))
         {
-            _abortRequested = true;
+            Signal(Http1ConnectionSignals.AbortRequested);
             return false;
         }
 
-        return !_abortRequested && _response.KeepAlive && !_body.Truncated;
+        return !Signaled(Http1ConnectionSignals.AbortRequested) && _response.KeepAlive && !_body.Truncated;
     }
 
     private bool WantsKeepAlive(bool http10)
@@ -547,11 +587,5 @@ internal sealed partial class HttpConnection : IThreadPoolWorkItem
         }
 
         return !http10 || HttpConnectionTokens.ContainsKeepAlive(connection);
-    }
-
-    private enum ParsePhase : byte
-    {
-        RequestLine,
-        Headers,
     }
 }

@@ -8,7 +8,9 @@ namespace Falconet.Http.Http1;
 /// of its status line and known headers with the value strings they came from: when the next response of the connection
 /// has the same status and the same known headers set to the same string instances (the shared Date value of the current
 /// second, an application's static Content-Type), those bytes are copied as they are, without checking and encoding the
-/// values again. A string never changes, so the same instances make the same bytes. One per connection.
+/// values again. A string never changes, so the same instances make the same bytes. The Content-Length line that followed
+/// them is kept too, when nothing else followed: a response with the same length copies it with the rest. One per
+/// connection.
 /// </summary>
 internal sealed class Http1ResponseHead
 {
@@ -21,6 +23,11 @@ internal sealed class Http1ResponseHead
     private ulong _bits;
     private string?[] _values = [];
 
+    // The Content-Length line kept after the remembered bytes (from _length to _lengthLineEnd), and its value; none when
+    // _lengthLineEnd is 0.
+    private int _lengthLineEnd;
+    private long _contentLength;
+
     /// <summary>
     /// Writes the head of a response with <paramref name="statusCode"/> and <paramref name="headers"/>, then
     /// <paramref name="body"/> (a small body that follows the head at once, or none); checked and measured first, so
@@ -30,6 +37,19 @@ internal sealed class Http1ResponseHead
     public void Write(BlockChainWriter writer, int statusCode, ResponseHeaderCollection headers, ReadOnlySpan<byte> body = default)
     {
         bool remembered = statusCode == _statusCode && _bytes is not null && headers.HasKnownValues(_bits, _values);
+        bool lengthAlone = headers.TryGetContentLengthAlone(out long contentLength);
+        if (remembered && lengthAlone && _lengthLineEnd != 0 && contentLength == _contentLength)
+        {
+            // The whole head but its empty line was written before: one copy.
+            int headLength = _lengthLineEnd;
+            Span<byte> head = writer.GetSpan(headLength + 4 + body.Length);
+            _bytes.AsSpan(0, headLength).CopyTo(head);
+            "\r\n\r\n"u8.CopyTo(head[headLength..]);
+            body.CopyTo(head[(headLength + 4)..]);
+            writer.Advance(headLength + 4 + body.Length);
+            return;
+        }
+
         ReadOnlySpan<byte> statusLine = HttpStatusLines.Get(statusCode);
         int start = remembered ? _length : statusLine.Length + headers.MeasureKnown();
         Span<byte> destination = writer.GetSpan(start + headers.MeasureRest() + 4 + body.Length);
@@ -41,13 +61,22 @@ internal sealed class Http1ResponseHead
         {
             statusLine.CopyTo(destination);
             headers.WriteKnown(destination[statusLine.Length..], out bool singleValued);
-            if (singleValued && start <= MaxRememberedBytes)
+            remembered = singleValued && start <= MaxRememberedBytes;
+            if (remembered)
             {
                 Remember(destination[..start], statusCode, headers);
             }
         }
 
-        int written = start + headers.WriteRest(destination[start..]);
+        int rest = headers.WriteRest(destination[start..]);
+        int written = start + rest;
+        if (remembered && lengthAlone && written <= _bytes!.Length)
+        {
+            destination.Slice(start, rest).CopyTo(_bytes.AsSpan(start));
+            _lengthLineEnd = written;
+            _contentLength = contentLength;
+        }
+
         "\r\n\r\n"u8.CopyTo(destination[written..]);
         written += 4;
         body.CopyTo(destination[written..]);
@@ -70,6 +99,7 @@ internal sealed class Http1ResponseHead
 
         start.CopyTo(_bytes);
         _length = start.Length;
+        _lengthLineEnd = 0;
         _statusCode = statusCode;
         _bits = bits;
         headers.GetKnownValues(_values);

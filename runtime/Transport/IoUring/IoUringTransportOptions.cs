@@ -1,0 +1,58 @@
+using System;
+using Microsoft.Extensions.Logging;
+
+namespace Falconet.Transport.IoUring;
+
+/// <summary>Settings of the io_uring transport.</summary>
+public sealed class IoUringTransportOptions
+{
+    /// <summary>Number of event loops, each on its own thread with its own ring and memory pool (default: the processor count, which honours the process's CPU affinity).</summary>
+    public int LoopCount { get; set; } = Environment.ProcessorCount;
+
+    /// <summary>
+    /// Where connection code runs (default <see cref="IoScheduling.IoThreads"/>: on the loop thread that reaped the
+    /// completion, parsing, handler and write without a hand-off). <see cref="IoScheduling.ThreadPool"/> runs it on the
+    /// thread pool instead, so a handler that blocks stalls no loop, at the cost of two hand-offs per request.
+    /// </summary>
+    public IoScheduling Scheduling { get; set; } = IoScheduling.IoThreads;
+
+    /// <summary>
+    /// Binds IP listeners with SO_REUSEPORT even with one loop (default false), so that several processes listen on one port
+    /// and the kernel spreads new connections over all their sockets (with more than one loop, every listener has it
+    /// already). See docs/deployment.md.
+    /// </summary>
+    public bool ReusePort { get; set; }
+
+    /// <summary>The listen backlog of each listening socket.</summary>
+    public int Backlog { get; set; } = 512;
+
+    /// <summary>Disables Nagle's algorithm on accepted connections (default true; set on the listening sockets, which accepted ones inherit).</summary>
+    public bool NoDelay { get; set; } = true;
+
+    /// <summary>Records a stack trace per rented block, for leak reports (slow; for tests and debugging).</summary>
+    public bool TrackLeaks { get; set; }
+
+    /// <summary>Where loop failures are logged (accept errors, a work item that threw); none by default.</summary>
+    public ILoggerFactory? LoggerFactory { get; set; }
+
+    /// <summary>
+    /// The most connections open at once (default unlimited); one accepted past it is reset at once on its loop, before it
+    /// is handed out. The server sets this to its own connection limit.
+    /// </summary>
+    public int MaxConnections { get; set; } = int.MaxValue;
+
+    /// <summary>
+    /// A kernel thread per ring polls the submission queue (<c>IORING_SETUP_SQPOLL</c>), so a turn that only submits needs
+    /// no system call (default false). It spends a core of its own while busy: see docs/runtime-io.md for when it pays.
+    /// </summary>
+    public bool SubmissionPolling { get; set; }
+
+    /// <summary>
+    /// How often a graceful close that still has a staged send in the kernel looks for the peer's progress (default 5 s):
+    /// while the peer acknowledges bytes the send goes on; a whole interval without progress resets the connection.
+    /// </summary>
+    internal TimeSpan LingeringSendCheckInterval { get; set; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>How long the polling thread spins idle before it sleeps (with <see cref="SubmissionPolling"/>; default 1 s).</summary>
+    public TimeSpan SubmissionPollingIdle { get; set; } = TimeSpan.FromSeconds(1);
+}
