@@ -9,13 +9,16 @@ namespace Falconet.Http;
 /// <summary>
 /// What the forwarding headers of the current request say, under a <see cref="ForwardedHeadersPolicy"/>: made once per
 /// connection when the server has a policy, reset for every request, and read on first use (a request whose handler never
-/// asks for its remote endpoint, scheme or host costs nothing more). The client's endpoint is kept across requests, so a
-/// connection whose proxy names the same client again allocates nothing.
+/// asks for its remote endpoint, scheme or host costs nothing more). What each of the nearest hops named (its endpoint and
+/// host) is kept across requests, hop by hop, so a connection whose proxies name the same chain again allocates nothing.
 /// </summary>
 internal sealed class ForwardedResolver
 {
     // The longest node text kept for reuse: a bracketed IPv6 address with an embedded IPv4 tail and a port.
     private const int MaxCachedNode = 64;
+
+    // The hops, from the nearest, whose values are kept for reuse: a client behind a CDN and a load balancer is three.
+    private const int MaxCachedHops = 4;
 
     private readonly ForwardedHeadersPolicy _policy;
     private readonly TransportConnection _transport;
@@ -29,10 +32,9 @@ internal sealed class ForwardedResolver
     private bool _peerChecked;
     private bool _peerTrusted;
 
-    private readonly char[] _lastNode = new char[MaxCachedNode];
-    private int _lastNodeLength;
-    private IPEndPoint? _lastEndPoint;
-    private string? _lastHost;
+    // The node texts of the cached hops, MaxCachedNode characters each: the nearest hop's only until a deeper one is cached.
+    private char[] _hopNodes = new char[MaxCachedNode];
+    private readonly CachedHop[] _hops = new CachedHop[MaxCachedHops];
 
     public ForwardedResolver(ForwardedHeadersPolicy policy, TransportConnection transport, HttpRequest request)
     {
@@ -116,14 +118,14 @@ internal sealed class ForwardedResolver
     private void ResolveForwarded(StringValues forwarded)
     {
         var elements = new ForwardedListReader(forwarded);
-        while (elements.TryReadPrevious(out ReadOnlySpan<char> element, out bool malformed))
+        for (int hop = 0; elements.TryReadPrevious(out ReadOnlySpan<char> element, out bool malformed); hop++)
         {
             if (malformed || !ForwardedValues.TryParseElement(element, out ReadOnlySpan<char> node, out ReadOnlySpan<char> proto, out ReadOnlySpan<char> host))
             {
                 return;
             }
 
-            if (!ApplyHop(node, rfc7239: true, proto, host))
+            if (!ApplyHop(hop, node, rfc7239: true, proto, host))
             {
                 return;
             }
@@ -136,13 +138,13 @@ internal sealed class ForwardedResolver
         var addresses = new ForwardedListReader((fields & ForwardedHeaderFields.XForwardedFor) != 0 ? headers.XForwardedFor : default);
         var protos = new ForwardedListReader((fields & ForwardedHeaderFields.XForwardedProto) != 0 ? headers.XForwardedProto : default);
         var hosts = new ForwardedListReader((fields & ForwardedHeaderFields.XForwardedHost) != 0 ? headers.XForwardedHost : default);
-        while (true)
+        for (int hop = 0; ; hop++)
         {
             bool hasNode = addresses.TryReadPrevious(out ReadOnlySpan<char> node, out bool badNode);
             bool hasProto = protos.TryReadPrevious(out ReadOnlySpan<char> proto, out bool badProto);
             bool hasHost = hosts.TryReadPrevious(out ReadOnlySpan<char> host, out bool badHost);
             if (!(hasNode || hasProto || hasHost) || badNode || badProto || badHost
-                || !ApplyHop(node, rfc7239: false, proto, host))
+                || !ApplyHop(hop, node, rfc7239: false, proto, host))
             {
                 return;
             }
@@ -150,9 +152,10 @@ internal sealed class ForwardedResolver
     }
 
     /// <summary>
-    /// Takes what one hop said, all of it or nothing; true when its address is a trusted proxy, so the hop before it may be read.
+    /// Takes what one hop (0 the nearest) said, all of it or nothing; true when its address is a trusted proxy, so the hop before it
+    /// may be read.
     /// </summary>
-    private bool ApplyHop(ReadOnlySpan<char> node, bool rfc7239, ReadOnlySpan<char> proto, ReadOnlySpan<char> host)
+    private bool ApplyHop(int hop, ReadOnlySpan<char> node, bool rfc7239, ReadOnlySpan<char> proto, ReadOnlySpan<char> host)
     {
         string? scheme = null;
         if (!proto.IsEmpty && (scheme = ForwardedValues.ParseScheme(proto)) is null)
@@ -174,7 +177,7 @@ internal sealed class ForwardedResolver
                 return false;
             }
 
-            if (!unknown && (endpoint = EndPointOf(node, address, port)) is null)
+            if (!unknown && (endpoint = EndPointOf(hop, node, address, port)) is null)
             {
                 return false;
             }
@@ -188,18 +191,20 @@ internal sealed class ForwardedResolver
         _scheme = scheme ?? _scheme;
         if (!host.IsEmpty)
         {
-            _host = HostString(host);
+            _host = HostString(hop, host);
         }
 
         // An unknown or absent address cannot be checked, so nothing further left can be trusted.
         return endpoint is not null && TrustedNetworks.Contains(_policy.TrustedProxies, endpoint.Address);
     }
 
-    private IPEndPoint? EndPointOf(ReadOnlySpan<char> node, ReadOnlySpan<char> address, int port)
+    // The endpoint a node names: the one made for the same text at the same hop on an earlier request, when there is one.
+    private IPEndPoint? EndPointOf(int hop, ReadOnlySpan<char> node, ReadOnlySpan<char> address, int port)
     {
-        if (_lastEndPoint is not null && node.SequenceEqual(_lastNode.AsSpan(0, _lastNodeLength)))
+        bool cacheable = hop < MaxCachedHops;
+        if (cacheable && _hops[hop].EndPoint is { } known && node.SequenceEqual(_hopNodes.AsSpan(hop * MaxCachedNode, _hops[hop].NodeLength)))
         {
-            return _lastEndPoint;
+            return known;
         }
 
         if (!IPAddress.TryParse(address, out IPAddress? parsed))
@@ -208,23 +213,42 @@ internal sealed class ForwardedResolver
         }
 
         var endpoint = new IPEndPoint(parsed, port);
-        if (node.Length <= MaxCachedNode)
+        if (cacheable && node.Length <= MaxCachedNode)
         {
-            node.CopyTo(_lastNode);
-            _lastNodeLength = node.Length;
-            _lastEndPoint = endpoint;
+            if (_hopNodes.Length <= hop * MaxCachedNode)
+            {
+                Array.Resize(ref _hopNodes, MaxCachedHops * MaxCachedNode);
+            }
+
+            node.CopyTo(_hopNodes.AsSpan(hop * MaxCachedNode));
+            _hops[hop].NodeLength = node.Length;
+            _hops[hop].EndPoint = endpoint;
         }
 
         return endpoint;
     }
 
-    private string HostString(ReadOnlySpan<char> host)
+    private string HostString(int hop, ReadOnlySpan<char> host)
     {
-        if (_lastHost is null || !host.SequenceEqual(_lastHost))
+        if (hop >= MaxCachedHops)
         {
-            _lastHost = host.ToString();
+            return host.ToString();
         }
 
-        return _lastHost;
+        ref string? cached = ref _hops[hop].Host;
+        if (cached is null || !host.SequenceEqual(cached))
+        {
+            cached = host.ToString();
+        }
+
+        return cached;
+    }
+
+    /// <summary>What one hop named on an earlier request: its node's text (in the node buffer) and endpoint, and its host.</summary>
+    private struct CachedHop
+    {
+        public int NodeLength;
+        public IPEndPoint? EndPoint;
+        public string? Host;
     }
 }

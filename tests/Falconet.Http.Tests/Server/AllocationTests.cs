@@ -179,16 +179,39 @@ public partial class AllocationTests(ITestOutputHelper output) : ServerTests
     public async Task Requests_whose_trusted_proxy_names_the_client_allocate_less_than_64_bytes_each(int depth)
     {
         // The client's endpoint is made once per connection while the proxy names the same client; scheme strings are shared.
-        await using TestServer host = await StartServerAsync(static context =>
+        const string forwarding = "X-Forwarded-For: 192.0.2.66, 203.0.113.7:4711\r\nX-Forwarded-Proto: https\r\n";
+        (await ForwardedBytesPerRequest(ForwardedHeaderFields.XForwardedFor | ForwardedHeaderFields.XForwardedProto, forwarding, "localhost:8080", depth, "forwarded headers"))
+            .ShouldBeLessThan(64);
+    }
+
+    [Theory(Timeout = 120_000)]
+    [InlineData(1)]
+    [InlineData(16)]
+    public async Task Requests_whose_chain_of_trusted_proxies_names_the_client_and_host_allocate_less_than_64_bytes_each(int depth)
+    {
+        // Two hops name an endpoint each (the trusted proxy, then the client) and one a host: each is kept for its own hop,
+        // so the chain repeated on the next request reuses them all (one kept endpoint for the whole walk missed twice a request).
+        const string forwarding = "Forwarded: for=192.0.2.66, for=\"[2001:db8::7]:4711\";proto=https;host=\"example.com:81\", for=\"[2001:db8::1]\";by=_edge\r\n";
+        (await ForwardedBytesPerRequest(ForwardedHeaderFields.Forwarded, forwarding, "example.com:81", depth, "forwarded chain")).ShouldBeLessThan(64);
+    }
+
+    // Requests with the forwarding lines from the loopback peer (trusted, as is the proxy 2001:db8::1), to a handler that answers
+    // "not applied!!" (as long as its usual body) unless they name the client at port 4711, https, and the host expected.
+    private async Task<double> ForwardedBytesPerRequest(ForwardedHeaderFields fields, string forwardingLines, string expectedHost, int depth, string label)
+    {
+        await using TestServer host = await StartServerAsync(context =>
         {
-            bool applied = context.RemoteEndPoint is System.Net.IPEndPoint { Port: 4711 } && context.Request.Scheme == "https";
+            bool applied = context.RemoteEndPoint is System.Net.IPEndPoint { Port: 4711 } && context.Request.Scheme == "https"
+                && context.Request.Host == expectedHost;
             context.Response.Write(applied ? "Hello, World!"u8 : "not applied!!"u8);
             return default;
-        }, options => options.ForwardedHeaders = new() { TrustedProxies = { System.Net.IPNetwork.Parse("127.0.0.0/8") } }, trackLeaks: false);
-        const string request = "GET /plaintext HTTP/1.1\r\nHost: localhost:8080\r\nX-Forwarded-For: 192.0.2.66, 203.0.113.7:4711\r\n"
-            + "X-Forwarded-Proto: https\r\n\r\n";
-
-        MeasuredBytesPerRequest(host, request, "Hello, World!", depth, "forwarded headers depth=" + depth).ShouldBeLessThan(64);
+        }, options => options.ForwardedHeaders = new()
+        {
+            Headers = fields,
+            TrustedProxies = { System.Net.IPNetwork.Parse("127.0.0.0/8"), System.Net.IPNetwork.Parse("2001:db8::1/128") },
+        }, trackLeaks: false);
+        string request = "GET /plaintext HTTP/1.1\r\nHost: localhost:8080\r\n" + forwardingLines + "\r\n";
+        return MeasuredBytesPerRequest(host, request, "Hello, World!", depth, label + " depth=" + depth);
     }
 
     // Sends the request on one keep-alive connection, warmed up, and returns the smallest bytes per request of up to three windows.
