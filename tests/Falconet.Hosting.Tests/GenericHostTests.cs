@@ -188,15 +188,19 @@ public sealed class GenericHostTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_request_in_flight_when_the_stop_begins_is_served_through_the_drain_delay_and_after_it()
     {
-        // Host 3 s, drain delay 1 s: the server's own timeout is the 2 s left, and a request that takes 1.5 s finishes.
+        // Host 3 s, drain delay 1 s: the server's own timeout is the 2 s left. The request answers 2 s after the stop began
+        // (timed from the stop, not from its start, so a loaded machine does not move it before the drain delay ends):
+        // after the drain delay, so with Connection: close, and within the timeout, so it finishes.
         var entered = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var stopBegun = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         using IHost host = Build(
             new() { ["Falconet:Endpoints:0"] = "127.0.0.1:0", ["Falconet:DrainDelay"] = "00:00:01" },
             builder => builder.Services.Configure<HostOptions>(options => options.ShutdownTimeout = TimeSpan.FromSeconds(3)),
             async context =>
             {
                 entered.TrySetResult();
-                await Task.Delay(1_500);
+                await stopBegun.Task;
+                await Task.Delay(2_000);
                 context.Response.Write("finished"u8);
             });
         await host.StartAsync().WaitAsync(TestTimeouts.Operation);
@@ -207,6 +211,7 @@ public sealed class GenericHostTests
         await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
         await entered.Task.WaitAsync(TestTimeouts.Operation);
         Task stopping = host.StopAsync();
+        stopBegun.SetResult();
         server.IsReady.ShouldBeFalse();
         RawResponse response = await client.ReadResponseAsync();
         response.BodyText.ShouldBe("finished");
