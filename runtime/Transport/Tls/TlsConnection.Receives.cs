@@ -38,11 +38,16 @@ internal sealed partial class TlsConnection
         {
             // SslStream would wait for the peer inside this read, and its pooled boxes would be rented here and returned
             // on the thread the bytes arrive on: wait for them first, then read there (normally completing at once).
+            // The wait's outcome is read exactly once: here when it completed at once, else by the receive that waits for it.
+            // (A second look at IsCompleted could find it completed in between and leave it unread: its reusable source then
+            // stayed taken, later waits fell back to pooled boxes, and the connection failed on a stale token.)
             ValueTask<int> wait;
+            bool waiting;
             try
             {
                 wait = _stream.WaitForRecordsAsync(ct);
-                if (wait.IsCompleted)
+                waiting = !wait.IsCompleted;
+                if (!waiting)
                 {
                     wait.GetAwaiter().GetResult();
                 }
@@ -59,7 +64,7 @@ internal sealed partial class TlsConnection
                 }
             }
 
-            if (!wait.IsCompleted)
+            if (waiting)
             {
                 return new ValueTask<int>(_receive, _receive.Begin(_readAfterRecords.Start(wait, buffer, ct)));
             }

@@ -116,10 +116,12 @@ internal sealed class TlsHandshake : ConnectionPreparation
         // An alert OpenSSL or SslStream wrote before failing goes out if the socket takes it at once; a peer that does
         // not read is not waited for (closing fails that send).
         ValueTask alert = default;
+        bool pending = false;
         try
         {
             alert = _connection.RecordStream.SendBufferedAsync();
-            if (alert.IsCompleted)
+            pending = !alert.IsCompleted;
+            if (!pending)
             {
                 alert.GetAwaiter().GetResult();
             }
@@ -129,7 +131,7 @@ internal sealed class TlsHandshake : ConnectionPreparation
         }
 
         await _connection.DisposeAsync().ConfigureAwait(false);
-        if (!alert.IsCompleted)
+        if (pending)
         {
             try
             {

@@ -5,10 +5,14 @@ using Microsoft.Extensions.Logging;
 
 namespace Falconet.Http.Tests.Infrastructure;
 
-/// <summary>Records every message the server logs, at every level, so a test can see how a failure was classified.</summary>
-internal sealed class RecordingLoggerFactory : ILoggerFactory
+/// <summary>
+/// Records every message the server logs from <paramref name="minimumLevel"/> up (every level by default), so a test can see
+/// how a failure was classified.
+/// </summary>
+internal sealed class RecordingLoggerFactory(LogLevel minimumLevel = LogLevel.Trace) : ILoggerFactory
 {
     private readonly ConcurrentQueue<LogEntry> _entries = new();
+    private readonly LogLevel _minimumLevel = minimumLevel;
 
     /// <summary>The event ids the HTTP layer logs with (see HttpLog).</summary>
     public const int BadRequest = 1;
@@ -35,7 +39,7 @@ internal sealed class RecordingLoggerFactory : ILoggerFactory
         public IDisposable? BeginScope<TState>(TState state)
             where TState : notnull => null;
 
-        public bool IsEnabled(LogLevel logLevel) => true;
+        public bool IsEnabled(LogLevel logLevel) => logLevel >= factory._minimumLevel;
 
         public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
             => factory._entries.Enqueue(new LogEntry(eventId.Id, logLevel, formatter(state, exception), exception));

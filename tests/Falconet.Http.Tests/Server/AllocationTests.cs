@@ -10,6 +10,7 @@ using Falconet.Http.Tests.Infrastructure;
 using Falconet.Samples.Plaintext;
 using Falconet.Server;
 using Falconet.Transport;
+using Microsoft.Extensions.Logging;
 using Shouldly;
 using Xunit.Abstractions;
 
@@ -55,7 +56,13 @@ public partial class AllocationTests(ITestOutputHelper output) : ServerTests
         // Several connections at once move completions between threads, which one connection alone never does (a pooled
         // async box returned on another thread than the one that rented it was allocated anew for every pending send).
         var application = new PlaintextApplication();
-        await using TestServer host = await StartServerAsync(application.Handle, options => options.Scheduling = scheduling, trackLeaks: false);
+        // Debug and above: a connection the server closes after an I/O error says why in the failure (no entry per request).
+        var logs = new RecordingLoggerFactory(LogLevel.Debug);
+        await using TestServer host = await StartServerAsync(application.Handle, options =>
+        {
+            options.Scheduling = scheduling;
+            options.LoggerFactory = logs;
+        }, trackLeaks: false);
         const string request = "GET /plaintext HTTP/1.1\r\nHost: localhost:8080\r\nAccept: */*\r\nConnection: keep-alive\r\n\r\n";
         var streams = new Stream[8];
         try
@@ -67,12 +74,12 @@ public partial class AllocationTests(ITestOutputHelper output) : ServerTests
 
             byte[] bytes = Encoding.ASCII.GetBytes(request);
             int responseLength = FirstResponseLength(streams[0], bytes);
-            RunConcurrently(streams, bytes, responseLength, 2_000);
+            RunConcurrently(streams, bytes, responseLength, 2_000, logs);
             double perRequest = double.MaxValue;
             for (int window = 1; window <= 3 && perRequest >= 64; window++)
             {
                 long before = GC.GetTotalAllocatedBytes(precise: true);
-                RunConcurrently(streams, bytes, responseLength, 1_000);
+                RunConcurrently(streams, bytes, responseLength, 1_000, logs);
                 long after = GC.GetTotalAllocatedBytes(precise: true);
                 double windowPerRequest = (double)(after - before) / (streams.Length * 1_000);
                 perRequest = Math.Min(perRequest, windowPerRequest);
@@ -111,16 +118,26 @@ public partial class AllocationTests(ITestOutputHelper output) : ServerTests
     private const double MaxBytesPerRequest = 64;
 
     // One thread per connection, each doing sequential round trips (the threads are made per call: a few hundred bytes each).
-    private static void RunConcurrently(Stream[] streams, byte[] request, int responseLength, int roundTrips)
+    // A connection that fails fails the test with the server's log, not the test host with an unhandled exception.
+    private static void RunConcurrently(Stream[] streams, byte[] request, int responseLength, int roundTrips, RecordingLoggerFactory logs)
     {
         var threads = new Thread[streams.Length];
+        var failures = new Exception?[streams.Length];
         for (int i = 0; i < streams.Length; i++)
         {
             Stream stream = streams[i];
+            int index = i;
             threads[i] = new Thread(() =>
             {
                 byte[] receive = new byte[4096];
-                RunBatches(stream, request, receive, responseLength, roundTrips);
+                try
+                {
+                    RunBatches(stream, request, receive, responseLength, roundTrips);
+                }
+                catch (Exception e)
+                {
+                    failures[index] = e;
+                }
             });
             threads[i].Start();
         }
@@ -128,6 +145,15 @@ public partial class AllocationTests(ITestOutputHelper output) : ServerTests
         foreach (Thread thread in threads)
         {
             thread.Join();
+        }
+
+        for (int i = 0; i < failures.Length; i++)
+        {
+            if (failures[i] is { } failure)
+            {
+                string log = string.Join(Environment.NewLine, Array.ConvertAll(logs.Entries, entry => $"{entry.Level} {entry.EventId}: {entry.Message} {entry.Exception}"));
+                throw new InvalidOperationException($"Connection {i} of {streams.Length} failed. The server logged:{Environment.NewLine}{log}", failure);
+            }
         }
     }
 
