@@ -133,6 +133,24 @@ public sealed class DecoderFieldTests
         session.Decode(DecoderLimitTests.Literal(indexing: false, "x-a", value)).ShouldBe(HPackDecodeResult.MalformedField);
     }
 
+    [Theory]
+    [InlineData("a\rb")]
+    [InlineData("a\nb")]
+    [InlineData("a\0b")]
+    [InlineData("\u0001")]
+    [InlineData("a\u001Fb")]
+    [InlineData("a\u007Fb")]
+    [InlineData(" leading")]
+    [InlineData("trailing\t")]
+    [InlineData("\t")]
+    public void A_Huffman_value_a_request_may_not_carry_makes_the_block_malformed_and_stays_so_in_the_table(string value)
+    {
+        using var session = new DecoderSession();
+
+        session.Decode([0x40, .. DecoderLimitTests.StringLiteral("x-a"), .. HuffmanLiteral(value)]).ShouldBe(HPackDecodeResult.MalformedField);
+        session.Decode("be").ShouldBe(HPackDecodeResult.MalformedField);
+    }
+
     [Fact]
     public void Values_with_inner_spaces_tabs_and_octets_above_127_are_delivered_as_on_HTTP_1_1()
     {
@@ -140,6 +158,10 @@ public sealed class DecoderFieldTests
 
         session.Decode(DecoderLimitTests.Literal(indexing: false, "x-a", "a b\tc\u00e9")).ShouldBe(HPackDecodeResult.Success);
         session.Decode(DecoderLimitTests.Literal(indexing: false, "x-a", "")).ShouldBe(HPackDecodeResult.Success);
+
+        session.Decode([0x00, .. DecoderLimitTests.StringLiteral("x-b"), .. HuffmanLiteral("a b\tc\u00e9\u00ff~"),
+            0x00, .. DecoderLimitTests.StringLiteral("x-c"), .. HuffmanLiteral("")]).ShouldBe(HPackDecodeResult.Success);
+        session.Recording.Fields.ShouldBe(["x-b: a b\tc\u00e9\u00ff~", "x-c: "]);
     }
 
     [Fact]
@@ -152,6 +174,14 @@ public sealed class DecoderFieldTests
         session.Decode([0x40 | 62, .. DecoderLimitTests.StringLiteral("w")]).ShouldBe(HPackDecodeResult.MalformedField);
         session.Decode("82").ShouldBe(HPackDecodeResult.Success);
         session.Decoder.DynamicTableCount.ShouldBe(2);
+    }
+
+    private static byte[] HuffmanLiteral(string value)
+    {
+        byte[] bytes = Encoding.Latin1.GetBytes(value);
+        var encoded = new byte[HuffmanCodec.GetEncodedLength(bytes)];
+        HuffmanCodec.Encode(bytes, encoded);
+        return DecoderLimitTests.HuffmanString(encoded);
     }
 
     /// <summary>A handler standing for a team's header set that has "from" in slot 60.</summary>

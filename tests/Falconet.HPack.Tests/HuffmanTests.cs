@@ -2,6 +2,7 @@ using System;
 using System.Text;
 using Falconet.HPack.Tests.Support;
 using Falconet.Http.Http2.HPack;
+using Falconet.Text;
 using Shouldly;
 
 namespace Falconet.HPack.Tests;
@@ -132,6 +133,71 @@ public sealed class HuffmanTests
     public void A_destination_too_small_does_not_hide_an_error_further_on()
     {
         HuffmanCodec.Decode(Hex.Bytes("f1e3 c2e5 f23a 6ba0 ab90 f4ff ff"), new byte[4]).ShouldBe(HuffmanCodec.Invalid);
+    }
+
+    [Fact]
+    public void Every_symbol_a_decoding_window_yields_may_appear_in_a_field_value()
+    {
+        // What lets the decoder check a value's bytes on its bit-by-bit path only: the bytes a value may not hold (the
+        // controls but HTAB, and DEL) all have codes longer than a window.
+        ReadOnlySpan<uint> windows = HPackHuffman.DecodeWindows;
+        int symbols = 0;
+        for (int i = 0; i < windows.Length; i++)
+        {
+            uint entry = windows[i];
+            int count = (int)(entry >> HPackHuffman.CountShift) & 3;
+            if (count is 1 or 2)
+            {
+                HttpCharacters.IsFieldValueChar((byte)(entry >> HPackHuffman.FirstShift)).ShouldBeTrue($"window {i:X3}");
+                symbols++;
+            }
+
+            if (count == 2)
+            {
+                HttpCharacters.IsFieldValueChar((byte)(entry >> HPackHuffman.SecondShift)).ShouldBeTrue($"window {i:X3}");
+            }
+        }
+
+        symbols.ShouldBeGreaterThan(windows.Length / 2);
+    }
+
+    [Theory]
+    [InlineData("www.example.com", true)]
+    [InlineData("", true)]
+    [InlineData("a b\tc~^<>{}|\\`\u0080\u00e9\u00ff", true)] // codes longer than a window that are still value bytes
+    [InlineData("a\rb", false)]
+    [InlineData("a\nb", false)]
+    [InlineData("\0", false)]
+    [InlineData("text\u007F", false)]
+    [InlineData("\u001F and more text after it", false)]
+    public void Decoding_says_whether_every_byte_may_appear_in_a_field_value(string text, bool expected)
+    {
+        byte[] input = Encoding.Latin1.GetBytes(text);
+        var encoded = new byte[HuffmanCodec.GetEncodedLength(input)];
+        HuffmanCodec.Encode(input, encoded);
+        var output = new byte[input.Length + 8];
+
+        HuffmanCodec.Decode(encoded, output, out bool fieldValueBytes).ShouldBe(input.Length);
+
+        fieldValueBytes.ShouldBe(expected);
+        output.AsSpan(0, input.Length).SequenceEqual(input).ShouldBeTrue();
+    }
+
+    [Fact]
+    public void Decoding_each_byte_alone_says_what_HTTP_says_of_it_as_a_field_value_byte()
+    {
+        var output = new byte[8];
+        for (int b = 0; b < 256; b++)
+        {
+            byte[] input = [(byte)b];
+            var encoded = new byte[HuffmanCodec.GetEncodedLength(input)];
+            HuffmanCodec.Encode(input, encoded);
+
+            HuffmanCodec.Decode(encoded, output, out bool fieldValueBytes).ShouldBe(1);
+
+            output[0].ShouldBe((byte)b);
+            fieldValueBytes.ShouldBe(HttpCharacters.IsFieldValueChar((byte)b), $"byte {b:X2}");
+        }
     }
 
     private static string Decode(byte[] encoded)

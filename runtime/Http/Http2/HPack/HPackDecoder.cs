@@ -245,7 +245,7 @@ internal sealed class HPackDecoder : IDisposable
         var length = default(StringLength);
         if (nameIndex == 0)
         {
-            HPackDecodeResult read = ReadString(block, ref position, 0, out name, ref length);
+            HPackDecodeResult read = ReadString(block, ref position, 0, out name, ref length, out _);
             if (read != HPackDecodeResult.Success)
             {
                 return -(long)read;
@@ -285,7 +285,7 @@ internal sealed class HPackDecoder : IDisposable
             }
         }
 
-        HPackDecodeResult valueRead = ReadString(block, ref position, nameInScratch, out ReadOnlySpan<byte> value, ref length);
+        HPackDecodeResult valueRead = ReadString(block, ref position, nameInScratch, out ReadOnlySpan<byte> value, ref length, out bool fieldValueBytes);
         if (valueRead != HPackDecodeResult.Success)
         {
             return -(long)valueRead;
@@ -302,8 +302,9 @@ internal sealed class HPackDecoder : IDisposable
             name = _scratch.AsSpan(0, nameInScratch);
         }
 
-        // Checked once per literal: a stored entry keeps the answer for every later reference to it.
-        bool valueMalformed = !HPackFieldNames.IsValidValue(value);
+        // Checked once per literal: a stored entry keeps the answer for every later reference to it. A Huffman value's
+        // bytes were checked as they were decoded: only its ends are left.
+        bool valueMalformed = fieldValueBytes ? !HPackFieldNames.HasValidEnds(value) : !HPackFieldNames.IsValidValue(value);
         if (indexing)
         {
             if (length == StringLength.Lost)
@@ -324,10 +325,12 @@ internal sealed class HPackDecoder : IDisposable
     // A string literal (RFC 7541 section 5.2): the raw bytes in the block, or Huffman-decoded into the scratch buffer at
     // `offset`. One longer than the string limit is marked TooLong (the block is then refused); one too long to be decoded
     // at all (longer than both the limit and the table, so neither delivered nor stored) is only checked, marked Lost, and
-    // comes back empty.
-    private HPackDecodeResult ReadString(ReadOnlySpan<byte> block, scoped ref int position, int offset, out ReadOnlySpan<byte> text, scoped ref StringLength length)
+    // comes back empty. `fieldValueBytes`: the string was Huffman-decoded and every byte of it may appear in a field value
+    // (false says nothing about raw bytes: they are not looked at here).
+    private HPackDecodeResult ReadString(ReadOnlySpan<byte> block, scoped ref int position, int offset, out ReadOnlySpan<byte> text, scoped ref StringLength length, out bool fieldValueBytes)
     {
         text = default;
+        fieldValueBytes = false;
         if (position >= block.Length)
         {
             return HPackDecodeResult.Truncated;
@@ -356,7 +359,7 @@ internal sealed class HPackDecoder : IDisposable
 
         // RFC 7541's codes have at least 5 bits, so 8/5 of the input holds the output; a second pass covers any other code.
         Span<byte> target = Scratch(offset, (int)Math.Min(((long)encodedLength * 8 / 5) + 1, _scratchLimit));
-        int decoded = HuffmanCodec.Decode(raw, target);
+        int decoded = HuffmanCodec.Decode(raw, target, out fieldValueBytes);
         if (decoded < 0)
         {
             return HPackDecodeResult.InvalidHuffman;
@@ -370,7 +373,7 @@ internal sealed class HPackDecoder : IDisposable
                 return HPackDecodeResult.Success;
             }
 
-            decoded = HuffmanCodec.Decode(raw, Scratch(offset, decoded));
+            decoded = HuffmanCodec.Decode(raw, Scratch(offset, decoded), out fieldValueBytes);
         }
 
         length = decoded > _maxStringLength ? Longest(length, StringLength.TooLong) : length;

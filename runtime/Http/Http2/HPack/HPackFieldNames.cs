@@ -69,7 +69,12 @@ internal static class HPackFieldNames
     /// True when a request may carry <paramref name="value"/>: the bytes of an HTTP/1.1 field value (no control character
     /// but HTAB, no DEL), and no whitespace at either end, which HTTP/2 does not trim (RFC 9113 section 8.2.1).
     /// </summary>
-    public static bool IsValidValue(ReadOnlySpan<byte> value) =>
-        value.IsEmpty
-        || (!HttpCharacters.IsWhitespace(value[0]) && !HttpCharacters.IsWhitespace(value[^1]) && HttpScanner.IndexOfFieldValueEnd(value) < 0);
+    public static bool IsValidValue(ReadOnlySpan<byte> value) => HasValidEnds(value) && HttpScanner.IndexOfFieldValueEnd(value) < 0;
+
+    /// <summary>
+    /// The part of <see cref="IsValidValue"/> left for a value whose bytes are known to be field-value bytes: no whitespace
+    /// at either end.
+    /// </summary>
+    public static bool HasValidEnds(ReadOnlySpan<byte> value) =>
+        value.IsEmpty || (!HttpCharacters.IsWhitespace(value[0]) && !HttpCharacters.IsWhitespace(value[^1]));
 }

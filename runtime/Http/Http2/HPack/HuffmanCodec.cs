@@ -12,7 +12,7 @@ namespace Falconet.Http.Http2.HPack;
 /// </summary>
 internal static class HuffmanCodec
 {
-    /// <summary>What <see cref="Decode"/> returns for input that is not a valid Huffman string.</summary>
+    /// <summary>What <see cref="Decode(ReadOnlySpan{byte}, Span{byte})"/> returns for input that is not a valid Huffman string.</summary>
     public const int Invalid = -1;
 
     private const int WindowShift = 64 - HPackHuffman.PeekBits;
@@ -23,7 +23,18 @@ internal static class HuffmanCodec
     /// ones (RFC 7541 section 5.2). A decoded string longer than <paramref name="destination"/> is still checked to the
     /// end: its full length is returned and only the first <c>destination.Length</c> bytes are written.
     /// </summary>
-    public static int Decode(ReadOnlySpan<byte> source, Span<byte> destination)
+    public static int Decode(ReadOnlySpan<byte> source, Span<byte> destination) => Decode(source, destination, out _);
+
+    /// <summary>
+    /// Decodes like <see cref="Decode(ReadOnlySpan{byte}, Span{byte})"/>, and says whether every decoded byte may appear in
+    /// a field value (<see cref="Falconet.Text.HttpCharacters.IsFieldValueChar"/>), so a decoded value is not walked again to check it.
+    /// </summary>
+    /// <remarks>
+    /// Every byte a field value may not hold (the controls but HTAB, and DEL) has a code longer than a window, so only the
+    /// bit-by-bit path looks at it: the windows' symbols are all field-value bytes, which a test of the generated table
+    /// holds.
+    /// </remarks>
+    public static int Decode(ReadOnlySpan<byte> source, Span<byte> destination, out bool fieldValueBytes)
     {
         // Every local stays in a register: nothing here is passed by reference, the rare paths included.
         ref uint windows = ref MemoryMarshal.GetReference(HPackHuffman.DecodeWindows);
@@ -38,6 +49,9 @@ internal static class HuffmanCodec
         // bits of bytes not yet counted (an 8-byte load takes more than it counts): the same bits a later load puts there.
         ulong accumulator = 0;
         int bits = 0;
+
+        // Written on the bit-by-bit path only: a local for it would cost the loop a register.
+        fieldValueBytes = true;
         while (true)
         {
             if (length - position >= sizeof(ulong))
@@ -108,6 +122,12 @@ internal static class HuffmanCodec
                     if (symbol == HPackHuffman.EndOfString)
                     {
                         return Invalid;
+                    }
+
+                    // Not HttpCharacters.IsFieldValueChar: its table is a static the loop would have to make sure of.
+                    if ((symbol < 0x20 && symbol != '\t') || symbol == 0x7F)
+                    {
+                        fieldValueBytes = false;
                     }
 
                     if (written < capacity)
@@ -254,6 +274,8 @@ internal static class HuffmanCodec
         return written;
     }
 
+    // Inlined: a call in the decoding loop would make the JIT keep the bit buffer and the entry on the stack.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void WriteSymbols(ref byte output, int capacity, int written, uint entry, int count)
     {
         if (written < capacity)
