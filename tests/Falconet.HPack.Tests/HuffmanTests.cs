@@ -136,7 +136,7 @@ public sealed class HuffmanTests
     }
 
     [Fact]
-    public void Every_symbol_a_decoding_window_yields_may_appear_in_a_field_value()
+    public void Every_symbol_a_decoding_window_yields_may_appear_in_a_field_value_and_its_consumed_bits_fill_its_low_byte()
     {
         // What lets the decoder check a value's bytes on its bit-by-bit path only: the bytes a value may not hold (the
         // controls but HTAB, and DEL) all have codes longer than a window.
@@ -145,6 +145,7 @@ public sealed class HuffmanTests
         for (int i = 0; i < windows.Length; i++)
         {
             uint entry = windows[i];
+            (entry & 0xC0).ShouldBe(0u, $"window {i:X3}: the decoder reads the bits consumed as the entry's low byte");
             int count = (int)(entry >> HPackHuffman.CountShift) & 3;
             if (count is 1 or 2)
             {

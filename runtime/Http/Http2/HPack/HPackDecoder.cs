@@ -357,8 +357,9 @@ internal sealed class HPackDecoder : IDisposable
             return HPackDecodeResult.Success;
         }
 
-        // RFC 7541's codes have at least 5 bits, so 8/5 of the input holds the output; a second pass covers any other code.
-        Span<byte> target = Scratch(offset, (int)Math.Min(((long)encodedLength * 8 / 5) + 1, _scratchLimit));
+        // Room for the longest string the input can decode to, so the decoder never checks a write; a second pass covers a
+        // string longer than the scratch limit.
+        Span<byte> target = Scratch(offset, Math.Min(HuffmanCodec.MaxDecodedLength(encodedLength) + 1, _scratchLimit));
         int decoded = HuffmanCodec.Decode(raw, target, out fieldValueBytes);
         if (decoded < 0)
         {

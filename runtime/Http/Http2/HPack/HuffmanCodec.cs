@@ -34,7 +34,22 @@ internal static class HuffmanCodec
     /// bit-by-bit path looks at it: the windows' symbols are all field-value bytes, which a test of the generated table
     /// holds.
     /// </remarks>
-    public static int Decode(ReadOnlySpan<byte> source, Span<byte> destination, out bool fieldValueBytes)
+    public static int Decode(ReadOnlySpan<byte> source, Span<byte> destination, out bool fieldValueBytes) =>
+        destination.Length > MaxDecodedLength(source.Length)
+            ? Decode<RoomForAll>(source, destination, out fieldValueBytes)
+            : Decode<Bounded>(source, destination, out fieldValueBytes);
+
+    /// <summary>
+    /// The longest string <paramref name="encodedLength"/> bytes can decode to: every code has at least 5 bits. A destination
+    /// one byte longer than this is never checked while decoding (the decoder writes two bytes at a time).
+    /// </summary>
+    public static int MaxDecodedLength(int encodedLength) => (int)((long)encodedLength * 8 / 5);
+
+    // TRoom says whether the destination may be too short, and so whether every write is checked against its length: the
+    // JIT compiles one loop for each.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int Decode<TRoom>(ReadOnlySpan<byte> source, Span<byte> destination, out bool fieldValueBytes)
+        where TRoom : struct, IRoom
     {
         // Every local stays in a register: nothing here is passed by reference, the rare paths included.
         ref uint windows = ref MemoryMarshal.GetReference(HPackHuffman.DecodeWindows);
@@ -42,8 +57,8 @@ internal static class HuffmanCodec
         ref byte output = ref MemoryMarshal.GetReference(destination);
         nuint length = (nuint)source.Length;
         nuint position = 0;
-        int capacity = destination.Length;
-        int written = 0;
+        nint capacity = destination.Length;
+        nint written = 0;
 
         // The next bits of input, the first at the top; `bits` of them are valid. Below them the accumulator may hold
         // bits of bytes not yet counted (an 8-byte load takes more than it counts): the same bits a later load puts there.
@@ -71,7 +86,7 @@ internal static class HuffmanCodec
 
                 if (bits < HPackHuffman.PeekBits)
                 {
-                    return DecodeTail(accumulator, bits, ref output, capacity, written, ref windows);
+                    return DecodeTail(accumulator, bits, ref output, (int)capacity, (int)written, ref windows);
                 }
             }
 
@@ -130,7 +145,7 @@ internal static class HuffmanCodec
                         fieldValueBytes = false;
                     }
 
-                    if (written < capacity)
+                    if (!TRoom.MayBeShort || written < capacity)
                     {
                         Unsafe.Add(ref output, written) = (byte)symbol;
                     }
@@ -139,21 +154,23 @@ internal static class HuffmanCodec
                     continue;
                 }
 
-                if (written + 1 < capacity && BitConverter.IsLittleEndian)
+                if ((!TRoom.MayBeShort || written + 1 < capacity) && BitConverter.IsLittleEndian)
                 {
                     // Both symbol bytes at once; the second is overwritten next when the entry holds one symbol.
                     Unsafe.WriteUnaligned(ref Unsafe.Add(ref output, written), (ushort)(entry >> HPackHuffman.FirstShift));
                 }
                 else
                 {
-                    WriteSymbols(ref output, capacity, written, entry, count);
+                    WriteSymbols(ref output, (int)capacity, (int)written, entry, count);
                 }
 
                 written += count;
 
-                // The bits consumed are the entry's low six bits: a 64-bit shift uses only those.
+                // The bits consumed are the entry's low six bits: a 64-bit shift uses only those. Its low byte is the same
+                // number (bits 6 and 7 are always clear): taken that way, the count is not masked before the shift, which is
+                // on the loop's critical path (load the entry, shift the bit buffer, look up the next window).
                 accumulator <<= (int)entry;
-                bits -= (int)entry & HPackHuffman.ConsumedMask;
+                bits -= (byte)entry;
             }
             while (bits >= HPackHuffman.PeekBits);
         }
@@ -287,5 +304,23 @@ internal static class HuffmanCodec
         {
             Unsafe.Add(ref output, written + 1) = (byte)(entry >> HPackHuffman.SecondShift);
         }
+    }
+
+    /// <summary>Whether a decoding loop must check its writes against the destination's length.</summary>
+    private interface IRoom
+    {
+        static abstract bool MayBeShort { get; }
+    }
+
+    /// <summary>A destination longer than the longest string the input can decode to.</summary>
+    private struct RoomForAll : IRoom
+    {
+        public static bool MayBeShort => false;
+    }
+
+    /// <summary>A destination that may be too short: writes past it are counted, not made.</summary>
+    private struct Bounded : IRoom
+    {
+        public static bool MayBeShort => true;
     }
 }
