@@ -147,7 +147,7 @@ public sealed class DecoderFieldTests
     {
         using var session = new DecoderSession();
 
-        session.Decode([0x40, .. DecoderLimitTests.StringLiteral("x-a"), .. HuffmanLiteral(value)]).ShouldBe(HPackDecodeResult.MalformedField);
+        session.Decode([0x40, .. DecoderLimitTests.StringLiteral("x-a"), .. DecoderLimitTests.HuffmanStringLiteral(value)]).ShouldBe(HPackDecodeResult.MalformedField);
         session.Decode("be").ShouldBe(HPackDecodeResult.MalformedField);
     }
 
@@ -159,8 +159,8 @@ public sealed class DecoderFieldTests
         session.Decode(DecoderLimitTests.Literal(indexing: false, "x-a", "a b\tc\u00e9")).ShouldBe(HPackDecodeResult.Success);
         session.Decode(DecoderLimitTests.Literal(indexing: false, "x-a", "")).ShouldBe(HPackDecodeResult.Success);
 
-        session.Decode([0x00, .. DecoderLimitTests.StringLiteral("x-b"), .. HuffmanLiteral("a b\tc\u00e9\u00ff~"),
-            0x00, .. DecoderLimitTests.StringLiteral("x-c"), .. HuffmanLiteral("")]).ShouldBe(HPackDecodeResult.Success);
+        session.Decode([0x00, .. DecoderLimitTests.StringLiteral("x-b"), .. DecoderLimitTests.HuffmanStringLiteral("a b\tc\u00e9\u00ff~"),
+            0x00, .. DecoderLimitTests.StringLiteral("x-c"), .. DecoderLimitTests.HuffmanStringLiteral("")]).ShouldBe(HPackDecodeResult.Success);
         session.Recording.Fields.ShouldBe(["x-b: a b\tc\u00e9\u00ff~", "x-c: "]);
     }
 
@@ -174,14 +174,6 @@ public sealed class DecoderFieldTests
         session.Decode([0x40 | 62, .. DecoderLimitTests.StringLiteral("w")]).ShouldBe(HPackDecodeResult.MalformedField);
         session.Decode("82").ShouldBe(HPackDecodeResult.Success);
         session.Decoder.DynamicTableCount.ShouldBe(2);
-    }
-
-    private static byte[] HuffmanLiteral(string value)
-    {
-        byte[] bytes = Encoding.Latin1.GetBytes(value);
-        var encoded = new byte[HuffmanCodec.GetEncodedLength(bytes)];
-        HuffmanCodec.Encode(bytes, encoded);
-        return DecoderLimitTests.HuffmanString(encoded);
     }
 
     /// <summary>A handler standing for a team's header set that has "from" in slot 60.</summary>

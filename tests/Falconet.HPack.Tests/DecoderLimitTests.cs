@@ -143,6 +143,8 @@ public sealed class DecoderLimitTests
         return [.. length.AsSpan(0, written), .. bytes];
     }
 
+    internal static byte[] HuffmanStringLiteral(string text) => HuffmanString(HuffmanTests.Encode(Encoding.Latin1.GetBytes(text)));
+
     internal static byte[] HuffmanString(byte[] encoded)
     {
         var length = new byte[8];

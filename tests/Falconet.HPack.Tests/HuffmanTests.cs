@@ -174,11 +174,9 @@ public sealed class HuffmanTests
     public void Decoding_says_whether_every_byte_may_appear_in_a_field_value(string text, bool expected)
     {
         byte[] input = Encoding.Latin1.GetBytes(text);
-        var encoded = new byte[HuffmanCodec.GetEncodedLength(input)];
-        HuffmanCodec.Encode(input, encoded);
         var output = new byte[input.Length + 8];
 
-        HuffmanCodec.Decode(encoded, output, out bool fieldValueBytes).ShouldBe(input.Length);
+        HuffmanCodec.Decode(Encode(input), output, out bool fieldValueBytes).ShouldBe(input.Length);
 
         fieldValueBytes.ShouldBe(expected);
         output.AsSpan(0, input.Length).SequenceEqual(input).ShouldBeTrue();
@@ -190,11 +188,7 @@ public sealed class HuffmanTests
         var output = new byte[8];
         for (int b = 0; b < 256; b++)
         {
-            byte[] input = [(byte)b];
-            var encoded = new byte[HuffmanCodec.GetEncodedLength(input)];
-            HuffmanCodec.Encode(input, encoded);
-
-            HuffmanCodec.Decode(encoded, output, out bool fieldValueBytes).ShouldBe(1);
+            HuffmanCodec.Decode(Encode([(byte)b]), output, out bool fieldValueBytes).ShouldBe(1);
 
             output[0].ShouldBe((byte)b);
             fieldValueBytes.ShouldBe(HttpCharacters.IsFieldValueChar((byte)b), $"byte {b:X2}");
@@ -209,10 +203,16 @@ public sealed class HuffmanTests
         return Encoding.Latin1.GetString(output, 0, length);
     }
 
-    private static byte[] RoundTrip(byte[] input)
+    internal static byte[] Encode(byte[] input)
     {
         var encoded = new byte[HuffmanCodec.GetEncodedLength(input)];
         HuffmanCodec.Encode(input, encoded).ShouldBe(encoded.Length);
+        return encoded;
+    }
+
+    private static byte[] RoundTrip(byte[] input)
+    {
+        byte[] encoded = Encode(input);
         var output = new byte[input.Length + 8];
         int length = HuffmanCodec.Decode(encoded, output);
         length.ShouldBe(input.Length);
