@@ -27,6 +27,7 @@ public abstract class RequestHeaderCollection : HeaderCollection
     private int _sectionLength;
     private ulong _sectionBits;
     private long? _sectionContentLength;
+    private bool _sectionOffered;
 
     /// <summary>An empty collection of the headers in <paramref name="table"/>.</summary>
     protected RequestHeaderCollection(HeaderTable table)
@@ -191,7 +192,8 @@ public abstract class RequestHeaderCollection : HeaderCollection
     /// Keeps <paramref name="section"/>, the bytes of the header section just parsed into this collection (up to and including
     /// its empty line), for <see cref="TryRepeatSection"/>: only when every header present is a known one holding the one
     /// string its slot keeps, and the section is at most <see cref="MaxRepeatedSectionLength"/> bytes; otherwise the
-    /// previous section is forgotten.
+    /// previous section is forgotten. The first section offered is not kept, so a connection that makes one request holds
+    /// no copy; the copy is made from the second on.
     /// </summary>
     internal void RememberSection(ReadOnlySpan<byte> section)
     {
@@ -203,6 +205,14 @@ public abstract class RequestHeaderCollection : HeaderCollection
 
         if (_section is null || _section.Length < section.Length)
         {
+            if (!_sectionOffered)
+            {
+                // The first section is not kept: a connection that makes one request and then idles holds no copy.
+                _sectionOffered = true;
+                _sectionLength = 0;
+                return;
+            }
+
             // Grows at most a few times per connection (256, 512, 1024 bytes), never per request.
             _section = new byte[Math.Max(256, (int)BitOperations.RoundUpToPowerOf2((uint)section.Length))];
         }

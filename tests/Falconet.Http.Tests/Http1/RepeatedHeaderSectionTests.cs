@@ -1,3 +1,4 @@
+using System;
 using System.Text;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
@@ -56,7 +57,7 @@ public class RepeatedHeaderSectionTests : ServerTests
         });
         using RawClient client = host.Connect();
         string request = Head("/same", $"Host: tfb-server\r\nAccept: {Accept}\r\n");
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < 4; i++)
         {
             await client.SendAsync(request);
             (await client.ReadResponseAsync()).BodyText.ShouldBe($"5|host=tfb-server|accept={Accept}|length=|custom=|count=2");
@@ -69,31 +70,30 @@ public class RepeatedHeaderSectionTests : ServerTests
         await using TestServer host = await StartServerAsync(EchoHeaders);
         using RawClient client = host.Connect();
         string full = $"Host: tfb-server\r\nAccept: {Accept}\r\n";
-        string[] sections =
-        [
-            full,
-            full,
-            full.Replace("q=0.7", "q=0.6", System.StringComparison.Ordinal),
-            full,
-            $"Host: tfb-server\r\nX-Custom: one\r\nAccept: {Accept}\r\n",
-            $"Host: tfb-server\r\nX-Custom: one\r\nAccept: {Accept}\r\n",
-            $"Host: tfb-server\r\nAccept: {Accept}\r\nAccept: second\r\n",
-            $"Host: tfb-server\r\nAccept: {Accept}\r\nAccept: second\r\n",
-            $"Host: tfb-server\r\nAccept: {Accept}\r\nContent-Length: 0\r\n",
-            full,
-        ];
+        string changed = full.Replace("q=0.7", "q=0.6", StringComparison.Ordinal);
+        string custom = $"Host: tfb-server\r\nX-Custom: one\r\nAccept: {Accept}\r\n";
+        string twice = $"Host: tfb-server\r\nAccept: {Accept}\r\nAccept: second\r\n";
+        string withLength = $"Host: tfb-server\r\nAccept: {Accept}\r\nContent-Length: 0\r\n";
+        string plain = $"accept={Accept}|length=|custom=|count=2";
+
+        // Each kind of section three times in a row: the first of a connection is never kept, so the third is a repeat
+        // wherever a section can be repeated at all.
+        string[] sections = [full, full, full, changed, full, custom, custom, custom, twice, twice, twice, withLength, withLength, withLength, full];
         string[] expected =
         [
-            $"accept={Accept}|length=|custom=|count=2",
-            $"accept={Accept}|length=|custom=|count=2",
-            $"accept={Accept.Replace("q=0.7", "q=0.6", System.StringComparison.Ordinal)}|length=|custom=|count=2",
-            $"accept={Accept}|length=|custom=|count=2",
+            plain, plain, plain,
+            $"accept={Accept.Replace("q=0.7", "q=0.6", StringComparison.Ordinal)}|length=|custom=|count=2",
+            plain,
             $"accept={Accept}|length=|custom=one|count=3",
             $"accept={Accept}|length=|custom=one|count=3",
+            $"accept={Accept}|length=|custom=one|count=3",
+            $"accept={Accept},second|length=|custom=|count=2",
             $"accept={Accept},second|length=|custom=|count=2",
             $"accept={Accept},second|length=|custom=|count=2",
             $"accept={Accept}|length=0|custom=|count=3",
-            $"accept={Accept}|length=|custom=|count=2",
+            $"accept={Accept}|length=0|custom=|count=3",
+            $"accept={Accept}|length=0|custom=|count=3",
+            plain,
         ];
 
         for (int i = 0; i < sections.Length; i++)
@@ -109,10 +109,70 @@ public class RepeatedHeaderSectionTests : ServerTests
         await using TestServer host = await StartServerAsync(EchoHeaders);
         using RawClient client = host.Connect();
         string section = $"Accept: {Accept}\r\nConnection: keep-alive\r\n";
-        await client.SendAsync(Head("/old", section, "HTTP/1.0"));
-        (await client.ReadResponseAsync()).BodyText.ShouldBe($"4|host=|accept={Accept}|length=|custom=|count=2");
+        for (int i = 0; i < 2; i++)
+        {
+            // The second is kept, so the request below repeats it.
+            await client.SendAsync(Head("/old", section, "HTTP/1.0"));
+            (await client.ReadResponseAsync()).BodyText.ShouldBe($"4|host=|accept={Accept}|length=|custom=|count=2");
+        }
 
         await client.SendAsync(Head("/new", section));
         (await client.ReadResponseAsync()).StatusCode.ShouldBe(400);
+    }
+
+    private static readonly byte[] s_section = Encoding.ASCII.GetBytes($"Host: tfb-server\r\nAccept: {Accept}\r\nContent-Length: 5\r\n\r\n");
+
+    // What the parser does for one section: Clear at the request line, one Append per line, then the section offered.
+    private static void Parse(RequestHeaders headers, string accept = Accept)
+    {
+        headers.Clear();
+        headers.Append("Host"u8, "tfb-server"u8);
+        headers.Append("Accept"u8, Encoding.ASCII.GetBytes(accept));
+        headers.Append("Content-Length"u8, "5"u8);
+        headers.RememberSection(s_section);
+    }
+
+    [Fact]
+    public void The_collection_repeats_a_kept_section_from_the_second_on_and_restores_its_headers()
+    {
+        var headers = new RequestHeaders();
+        Parse(headers);
+        headers.Clear();
+        headers.TryRepeatSection(s_section).ShouldBe(0, "the first section offered is not kept");
+
+        Parse(headers);
+        headers.Clear();
+        byte[] withNextRequest = [.. s_section, .. "GET / HTTP/1.1\r\n"u8];
+        headers.TryRepeatSection(withNextRequest).ShouldBe(s_section.Length);
+        headers.Host.ToString().ShouldBe("tfb-server");
+        headers.Accept.ToString().ShouldBe(Accept);
+        headers.ContentLength.ShouldBe(5);
+        headers.Count.ShouldBe(3);
+
+        headers.Clear();
+        headers.TryRepeatSection(s_section.AsSpan(0, s_section.Length - 1)).ShouldBe(0, "a section cut short is not a repeat");
+        byte[] oneByteOff = [.. s_section];
+        oneByteOff[^5] = (byte)'6';
+        headers.TryRepeatSection(oneByteOff).ShouldBe(0);
+        headers.Count.ShouldBe(0);
+    }
+
+    [Fact]
+    public void A_slot_written_since_the_section_was_kept_stops_the_repeat()
+    {
+        var replaced = new RequestHeaders();
+        Parse(replaced);
+        Parse(replaced);
+        replaced.Accept = "replaced";
+        replaced.Clear();
+        replaced.TryRepeatSection(s_section).ShouldBe(0);
+
+        var reparsed = new RequestHeaders();
+        Parse(reparsed);
+        Parse(reparsed);
+        reparsed.Clear();
+        reparsed.Append("Accept"u8, "text/html"u8);
+        reparsed.Clear();
+        reparsed.TryRepeatSection(s_section).ShouldBe(0, "a new value in a slot forgets the kept section");
     }
 }
