@@ -607,15 +607,16 @@ HANDSHAKES = [
 
 
 def profile(h, name):
-    """A perf profile of one server, pinned, answering /plaintext without pipelining: perf record on the cpu-clock
-    software event (hardware counters are not available in every VM) of the server's processes while wrk runs, then
-    profile.py's split of the time (kernel, runtime, libraries, the server's own code)."""
+    """A perf profile of one server, pinned, answering /plaintext (--depth requests per write, 1 unless given): perf record
+    on the cpu-clock software event (hardware counters are not available in every VM) of the server's processes while wrk
+    runs, then profile.py's split of the time (kernel, runtime, libraries, the server's own code)."""
     place = measure.placement("pinned")
     server = h.available([name])
     if not server:
         raise SystemExit(f"{name} cannot run here")
     connections = (h.args.connections or [64])[0]
     seconds = h.args.duration or 20
+    depth = h.args.depth
     launch = h.launch(place, max_connections=connections)
     # The runtime writes perf map files so that perf names JIT-compiled frames.
     launch.environment = {"DOTNET_PerfMapEnabled": "1", "DOTNET_EnableWriteXorExecute": "0"}
@@ -623,12 +624,12 @@ def profile(h, name):
     running = h.start(server, launch, place, "profile")
     try:
         url = f"http://127.0.0.1:{launch.port}/plaintext"
-        measure.wrk(place, connections, h.warmup, url, latency=False)
+        measure.wrk(place, connections, h.warmup, url, depth, latency=False)
         data = h.out / "perf.data"
         recorder = subprocess.Popen(["perf", "record", "-F", "4000", "-g", "-e", "cpu-clock", "-p", ",".join(map(str, running.pids())),
                                      "-o", str(data), "--", "sleep", str(seconds)],
                                     stdout=subprocess.DEVNULL, stderr=open(h.log_path("perf-record"), "w"))
-        result = measure.wrk(place, connections, seconds, url)
+        result = measure.wrk(place, connections, seconds, url, depth)
         recorder.wait()
     finally:
         running.stop()
@@ -641,7 +642,8 @@ def profile(h, name):
                            stdout=f, stderr=subprocess.DEVNULL)
         reports.append(str(path))
     text = subprocess.run([sys.executable, str(ROOT / "benchmarks/load/profile.py"), *reports, name], capture_output=True, text=True).stdout
-    text += (f"\nwrk during the profile: {result['requests_per_second']:,.0f} requests/s, {connections} connections, {seconds} s. "
+    text += (f"\nwrk during the profile: {result['requests']:,} requests ({result['requests_per_second']:,.0f}/s), {connections} connections, "
+             f"{depth} per write, {seconds} s; a frame's ns per request is its samples × 250,000 over the requests. "
              f"Command: `{h.args.command}`\n")
     (h.out / "profile.md").write_text(text)
     print(text)
@@ -785,6 +787,7 @@ def main():
     parser.add_argument("--out", default=None, help="results directory [artifacts/load/<UTC time>]")
     parser.add_argument("--quick", action="store_true", help="smoke run: 1 s figures, 1 round, fewer cells (figures mean nothing)")
     parser.add_argument("--profile", default=None, metavar="SERVER", help="instead of the sections: a perf profile of SERVER")
+    parser.add_argument("--depth", type=int, default=1, help="with --profile: requests per write (pipelining) [1]")
     parser.add_argument("--plan", action="store_true", help="print the sections, servers and the estimated duration, run nothing")
     parser.add_argument("--command", default="benchmarks/load/run.sh", help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -19,6 +19,7 @@
 #   --port N            servers listen on N, N+1 (HTTPS) and N+2 (HTTP/2) [18090]
 #   --out DIR           results directory [artifacts/load/<UTC time>]
 #   --profile SERVER    instead: a perf profile of SERVER pinned, /plaintext without pipelining (see profile.py)
+#   --depth N           with --profile: N pipelined requests per write [1]
 #
 # TechEmpower's Kestrel entry is taken from $FALCONET_PLATFORM_BENCHMARKS (a built PlatformBenchmarks.dll) or
 # artifacts/peers/PlatformBenchmarks/PlatformBenchmarks.dll; without it its rows say it was skipped.

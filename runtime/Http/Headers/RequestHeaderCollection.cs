@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Text;
@@ -19,6 +20,14 @@ public abstract class RequestHeaderCollection : HeaderCollection
     // For each slot, the identity of the bytes _previous holds when they came with one (an HPACK dynamic table entry: see
     // TryAppendMatched with a value id), else 0.
     private PreviousValueIds _previousIds;
+
+    // The last header section parsed into this collection, as received, when it left only known headers each holding the
+    // string still in its slot (see RememberSection); _sectionLength 0 when there is none to repeat.
+    private byte[]? _section;
+    private int _sectionLength;
+    private ulong _sectionBits;
+    private long? _sectionContentLength;
+    private bool _sectionOffered;
 
     /// <summary>An empty collection of the headers in <paramref name="table"/>.</summary>
     protected RequestHeaderCollection(HeaderTable table)
@@ -123,6 +132,8 @@ public abstract class RequestHeaderCollection : HeaderCollection
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void AppendKnown(int index, ReadOnlySpan<byte> value, ulong valueId)
     {
+        // A slot changes: the section remembered no longer describes what the slots hold.
+        _sectionLength = 0;
         ulong bit = 1UL << index;
         ref StringValues slot = ref _values[index];
         ref string? previous = ref _previous[index];
@@ -146,6 +157,70 @@ public abstract class RequestHeaderCollection : HeaderCollection
             slot = StringValues.Concat(slot, text);
             _reusable &= ~bit;
         }
+    }
+
+    /// <summary>The longest header section <see cref="RememberSection"/> keeps: a browser's usual head fits, a large cookie does not.</summary>
+    internal const int MaxRepeatedSectionLength = 1024;
+
+    /// <summary>
+    /// After <see cref="HeaderCollection.Clear"/>: when <paramref name="received"/> starts with the bytes of the section
+    /// remembered last, including its empty line, the headers become what that section's parse left (the same bytes parse
+    /// to the same headers, the same strings still in their slots) and the section's length is returned; otherwise 0 and
+    /// nothing changes.
+    /// </summary>
+    /// <remarks>
+    /// A kept-alive client usually repeats its header lines byte for byte: one compare of the run replaces the walk, the
+    /// name matches and a value compare per line. The slots are known to be untouched because every write of one
+    /// (<see cref="AppendKnown"/>, <see cref="HeaderCollection.SetKnown"/>) either forgets the section or clears the
+    /// header's bit of <c>_reusable</c>, which is checked here.
+    /// </remarks>
+    internal int TryRepeatSection(ReadOnlySpan<byte> received)
+    {
+        int length = _sectionLength;
+        if (length == 0 || received.Length < length || (_reusable & _sectionBits) != _sectionBits
+            || !received[..length].SequenceEqual(new ReadOnlySpan<byte>(_section, 0, length)))
+        {
+            return 0;
+        }
+
+        _bits = _sectionBits;
+        _contentLength = _sectionContentLength;
+        return length;
+    }
+
+    /// <summary>
+    /// Keeps <paramref name="section"/>, the bytes of the header section just parsed into this collection (up to and including
+    /// its empty line), for <see cref="TryRepeatSection"/>: only when every header present is a known one holding the one
+    /// string its slot keeps, and the section is at most <see cref="MaxRepeatedSectionLength"/> bytes; otherwise the
+    /// previous section is forgotten. The first section offered is not kept, so a connection that makes one request holds
+    /// no copy; the copy is made from the second on.
+    /// </summary>
+    internal void RememberSection(ReadOnlySpan<byte> section)
+    {
+        if (section.Length > MaxRepeatedSectionLength || (_reusable & _bits) != _bits || _unknown is { Count: > 0 })
+        {
+            _sectionLength = 0;
+            return;
+        }
+
+        if (_section is null || _section.Length < section.Length)
+        {
+            if (!_sectionOffered)
+            {
+                // The first section is not kept: a connection that makes one request and then idles holds no copy.
+                _sectionOffered = true;
+                _sectionLength = 0;
+                return;
+            }
+
+            // Grows at most a few times per connection (256, 512, 1024 bytes), never per request.
+            _section = new byte[Math.Max(256, (int)BitOperations.RoundUpToPowerOf2((uint)section.Length))];
+        }
+
+        section.CopyTo(_section);
+        _sectionLength = section.Length;
+        _sectionBits = _bits;
+        _sectionContentLength = _contentLength;
     }
 
     private void AppendUnknown(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)

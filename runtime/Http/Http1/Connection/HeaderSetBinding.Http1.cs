@@ -13,7 +13,10 @@ internal abstract partial class HeaderSetBinding
     /// </summary>
     public abstract bool TryParseRequestLine(HttpRequest request, ref SequenceReader<byte> reader, HttpLimits limits, int emptyLinesBefore);
 
-    /// <summary><see cref="Http1Parser.TryParseRequestHead"/> into <paramref name="request"/>: a whole head in one span, in one call.</summary>
+    /// <summary>
+    /// <see cref="Http1Parser.TryParseRepeatableRequestHead"/> into <paramref name="request"/>: a whole head in one span, in one
+    /// call; a header section that repeats the connection's previous one byte for byte is taken whole.
+    /// </summary>
     public abstract bool TryParseRequestHead(HttpRequest request, ReadOnlySpan<byte> span, HttpLimits limits, out int consumed);
 
     /// <summary><see cref="Http1Parser.TryParseHeaders"/> into the headers of <paramref name="request"/>.</summary>
@@ -32,7 +35,7 @@ internal abstract partial class HeaderSetBinding<THeaderSet>
     public sealed override bool TryParseRequestHead(HttpRequest request, ReadOnlySpan<byte> span, HttpLimits limits, out int consumed)
     {
         var handler = new Http1ParsingHandler<THeaderSet>(request, request.Headers);
-        return Http1Parser.TryParseRequestHead(ref handler, span, limits, out consumed);
+        return Http1Parser.TryParseRepeatableRequestHead(ref handler, span, limits, out consumed);
     }
 
     public sealed override bool TryParseHeaders(HttpRequest request, ref SequenceReader<byte> reader, HttpLimits limits, ref HeaderParseState state)

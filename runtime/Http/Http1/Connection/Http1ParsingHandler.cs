@@ -8,7 +8,7 @@ namespace Falconet.Http.Http1;
 /// (an invalid typed value rejects the request), and the complete section must pass <see cref="RequestHeaderChecks"/> (Host, Expect).
 /// </summary>
 /// <typeparam name="THeaderSet">A struct, so the JIT compiles the parser for the set and calls its matcher directly.</typeparam>
-internal readonly struct Http1ParsingHandler<THeaderSet> : IHttpRequestLineHandler, IHttpHeadersHandler
+internal readonly struct Http1ParsingHandler<THeaderSet> : IHttpRequestLineHandler, IHttpHeadersHandler, IRepeatedHeaderSectionHandler
     where THeaderSet : struct, IHeaderSet
 {
     private readonly HttpRequest _request;
@@ -29,6 +29,10 @@ internal readonly struct Http1ParsingHandler<THeaderSet> : IHttpRequestLineHandl
 
     public bool OnHeader(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
         => _headers.TryAppendMatched(THeaderSet.IndexOfRequestHeader(name), name, value);
+
+    public int TryRepeatHeaderSection(ReadOnlySpan<byte> received) => _headers.TryRepeatSection(received);
+
+    public void RememberHeaderSection(ReadOnlySpan<byte> section) => _headers.RememberSection(section);
 
     // Thrown here, a rejection reaches the connection like a parse error: answered with its status, then the connection closes.
     public void OnHeadersComplete() => RequestHeaderChecks.Check(_headers, _request.Version, _request.TargetForm, ref _request.ValidatedHost);

@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using Falconet.Text;
 
@@ -24,12 +25,7 @@ public static partial class Http1Parser
         where T : struct, IHttpRequestLineHandler, IHttpHeadersHandler
     {
         consumed = 0;
-        if (span.Length < HttpByteMasks.Width)
-        {
-            return false;
-        }
-
-        int line = ParseOriginFormLine(ref handler, span, ref MemoryMarshal.GetReference(span), limits.MaxRequestLineSize);
+        int line = ParseCommonRequestLine(ref handler, span, limits);
         if (line == 0)
         {
             return false;
@@ -45,4 +41,48 @@ public static partial class Http1Parser
         consumed = line + headers;
         return true;
     }
+
+    /// <summary>
+    /// <see cref="TryParseRequestHead{T}"/> for a handler that keeps the header section it parsed last: a section that
+    /// repeats it byte for byte is taken whole (<see cref="IRepeatedHeaderSectionHandler.TryRepeatHeaderSection"/>, then
+    /// <see cref="IHttpHeadersHandler.OnHeadersComplete"/>) instead of walked; any other is walked, then handed to the handler
+    /// to keep.
+    /// </summary>
+    /// <remarks>Equal bytes parse to equal headers under the same limits, so the answer is the walk's for every input.</remarks>
+    internal static bool TryParseRepeatableRequestHead<T>(ref T handler, ReadOnlySpan<byte> span, HttpLimits limits, out int consumed)
+        where T : struct, IHttpRequestLineHandler, IHttpHeadersHandler, IRepeatedHeaderSectionHandler
+    {
+        consumed = 0;
+        int line = ParseCommonRequestLine(ref handler, span, limits);
+        if (line == 0)
+        {
+            return false;
+        }
+
+        ReadOnlySpan<byte> section = span[line..];
+        int repeated = handler.TryRepeatHeaderSection(section);
+        if (repeated != 0)
+        {
+            handler.OnHeadersComplete();
+            consumed = line + repeated;
+            return true;
+        }
+
+        var state = default(HeaderParseState);
+        int headers = 0;
+        if (!ParseHeaderLines(ref handler, section, limits, ref state, ref headers))
+        {
+            return false;
+        }
+
+        handler.RememberHeaderSection(section[..headers]);
+        consumed = line + headers;
+        return true;
+    }
+
+    /// <summary>The length of the common request line at the start of <paramref name="span"/>, or 0 (see <see cref="TryParseRequestHead{T}"/>).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int ParseCommonRequestLine<T>(ref T handler, ReadOnlySpan<byte> span, HttpLimits limits)
+        where T : struct, IHttpRequestLineHandler
+        => span.Length < HttpByteMasks.Width ? 0 : ParseOriginFormLine(ref handler, span, ref MemoryMarshal.GetReference(span), limits.MaxRequestLineSize);
 }
