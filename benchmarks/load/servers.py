@@ -127,9 +127,12 @@ for name, label, arguments, environment, description, mode in [
     add(name, label, "falconet", description, {"http1", "https", "h2c"}, falconet(*arguments, environment=environment),
         SAMPLE_NEEDS, stats=True, mode=mode)
 
-# The io_uring transport: listed now, skipped until the sample offers it.
+# The io_uring transport (opt-in), alone and with submission polling (SQPOLL); skipped where the sample lacks it.
 add("falconet-iouring", "Falconet (io_uring)", "falconet", "samples/Plaintext with the io_uring transport",
     {"http1", "https"}, falconet("--transport", "iouring"), _sample_supports("iouring"), stats=True, mode="inline")
+add("falconet-iouring-sqpoll", "Falconet (io_uring, SQPOLL)", "falconet",
+    "samples/Plaintext with the io_uring transport and submission polling (a kernel thread per ring takes submissions)",
+    {"http1", "https"}, falconet("--iouring-sqpoll"), _sample_supports("iouring"), stats=True, mode="inline")
 
 
 # ---- Kestrel: TechEmpower's entry (PlatformBenchmarks) and the app-level peer ------------------------------------

@@ -143,16 +143,24 @@ public sealed class HeaderReuseTests
         var headers = new RequestHeaders();
         int read = Cycle(headers) + Cycle(headers);
 
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        for (int i = 0; i < 1_000; i++)
+        // The quietest of up to three windows: an allocation of the collection's shows in each, the runtime's own (a
+        // method moving to its optimized tier while the machine is busy) comes once.
+        long allocated = long.MaxValue;
+        int cycles = 2;
+        for (int window = 0; window < 3 && allocated > 0; window++)
         {
-            read += Cycle(headers);
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int i = 0; i < 1_000; i++)
+            {
+                read += Cycle(headers);
+            }
+
+            allocated = Math.Min(allocated, GC.GetAllocatedBytesForCurrentThread() - before);
+            cycles += 1_000;
         }
 
-        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-
         allocated.ShouldBe(0);
-        read.ShouldBe(1_002 * 3);
+        read.ShouldBe(cycles * 3);
     }
 
     [Fact]
@@ -163,13 +171,18 @@ public sealed class HeaderReuseTests
         FillResponse(headers, writer);
         FillResponse(headers, writer);
 
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        for (int i = 0; i < 1_000; i++)
+        long allocated = long.MaxValue;
+        for (int window = 0; window < 3 && allocated > 0; window++)
         {
-            FillResponse(headers, writer);
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int i = 0; i < 1_000; i++)
+            {
+                FillResponse(headers, writer);
+            }
+
+            allocated = Math.Min(allocated, GC.GetAllocatedBytesForCurrentThread() - before);
         }
 
-        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
         allocated.ShouldBe(0, allocated + " bytes over 1,000 fill/CopyTo/clear cycles of a two-header response (" + (allocated / 1_000) + " per cycle)");
     }
 

@@ -36,19 +36,28 @@ public sealed class AllocationTests
             decoder.Decode(BrowserBlocks.Repeated.Block, ref handler).ShouldBe(HPackDecodeResult.Success);
         }
 
-        long before = GC.GetAllocatedBytesForCurrentThread();
+        // The quietest of up to three windows: the decoder's allocation shows in each, the runtime's own comes once.
+        long allocated = long.MaxValue;
+        int decodes = 11;
         int failures = 0;
-        for (int i = 0; i < 1000; i++)
+        for (int window = 0; window < 3 && allocated > 0; window++)
         {
-            headers.Clear();
-            failures += decoder.Decode(BrowserBlocks.Repeated.Block, ref handler) == HPackDecodeResult.Success ? 0 : 1;
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int i = 0; i < 1000; i++)
+            {
+                headers.Clear();
+                failures += decoder.Decode(BrowserBlocks.Repeated.Block, ref handler) == HPackDecodeResult.Success ? 0 : 1;
+            }
+
+            allocated = Math.Min(allocated, GC.GetAllocatedBytesForCurrentThread() - before);
+            decodes += 1000;
         }
 
-        (GC.GetAllocatedBytesForCurrentThread() - before).ShouldBe(0);
+        allocated.ShouldBe(0);
         failures.ShouldBe(0);
         headers.UserAgent.ToString().ShouldStartWith("Mozilla/5.0");
         headers.Cookie.ToString().ShouldBe("session=8f14e45fceea167a5a36dedd4bea2543; theme=dark");
-        handler.PseudoHeaders.ShouldBe(4 * 1011);
+        handler.PseudoHeaders.ShouldBe(4 * decodes);
     }
 
     [Fact]
@@ -63,15 +72,21 @@ public sealed class AllocationTests
             encoder.TryEncodeResponseHeaders(200, headers, destination, out _).ShouldBeTrue();
         }
 
-        long before = GC.GetAllocatedBytesForCurrentThread();
+        long allocated = long.MaxValue;
         int written = 0;
-        for (int i = 0; i < 1000; i++)
+        for (int window = 0; window < 3 && allocated > 0; window++)
         {
-            headers.ContentLength = i;
-            encoder.TryEncodeResponseHeaders(200, headers, destination, out written);
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int i = 0; i < 1000; i++)
+            {
+                headers.ContentLength = i;
+                encoder.TryEncodeResponseHeaders(200, headers, destination, out written);
+            }
+
+            allocated = Math.Min(allocated, GC.GetAllocatedBytesForCurrentThread() - before);
         }
 
-        (GC.GetAllocatedBytesForCurrentThread() - before).ShouldBe(0);
+        allocated.ShouldBe(0);
         written.ShouldBeLessThan(40);
     }
 }

@@ -16,6 +16,14 @@ public class ConnectionLimitTests : ServerTests
 {
     private const int ConnectionRefusedEvent = 110;
 
+    // Connections the transport itself counts as open (the sockets transport leaves the count to the server).
+    private static int TransportOpenConnections(TestServer host) => host.Server.Transport switch
+    {
+        Falconet.Transport.Libuv.LibuvTransportFactory libuv => libuv.OpenConnections,
+        Falconet.Transport.IoUring.IoUringTransportFactory ioUring => ioUring.OpenConnections,
+        _ => host.Server.ConnectionCount,
+    };
+
     private static ValueTask Hello(HttpContext context)
     {
         context.Response.Write("hello"u8);
@@ -64,9 +72,10 @@ public class ConnectionLimitTests : ServerTests
             logs.Entries.ShouldContain(e => e.EventId == ConnectionRefusedEvent && e.Level == LogLevel.Debug);
         }
 
-        // A place frees up: the next connection is served.
+        // A place frees up: the next connection is served. The loop transports count a connection until its descriptor is
+        // closed on the loop, which can come a moment after the server let go of it: both counts must have dropped.
         first.Dispose();
-        for (int i = 0; i < 500 && host.Server.ConnectionCount > 1; i++)
+        for (int i = 0; i < 500 && (host.Server.ConnectionCount > 1 || TransportOpenConnections(host) > 1); i++)
         {
             await Task.Delay(10);
         }

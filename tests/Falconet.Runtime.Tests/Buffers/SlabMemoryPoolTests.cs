@@ -274,11 +274,7 @@ public sealed class SlabMemoryPoolTests
         MemoryBlock[] held = new MemoryBlock[4];
         RentReturnPairs(pool, held, 1_000);
 
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        RentReturnPairs(pool, held, 10_000);
-        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-
-        allocated.ShouldBe(0);
+        AllocatedInQuietestWindow(pool, held).ShouldBe(0);
     });
 
     [Fact(Timeout = Timeout)]
@@ -289,9 +285,7 @@ public sealed class SlabMemoryPoolTests
         {
             MemoryBlock[] held = new MemoryBlock[4];
             RentReturnPairs(pool, held, 1_000);
-            long before = GC.GetAllocatedBytesForCurrentThread();
-            RentReturnPairs(pool, held, 10_000);
-            return GC.GetAllocatedBytesForCurrentThread() - before;
+            return AllocatedInQuietestWindow(pool, held);
         });
 
         allocated.ShouldBe(0);
@@ -302,6 +296,22 @@ public sealed class SlabMemoryPoolTests
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static MemoryBlock RentInResponseWriter(SlabMemoryPool pool) => pool.Rent();
+
+    // Bytes this thread allocated over 10,000 rent-and-return pairs, in the quietest of up to three windows: an allocation
+    // of the pool's shows in every window (at least one object per pair), while the runtime's own (a method moving to its
+    // optimized tier while the machine is busy, seen once as 496 B) comes once.
+    private static long AllocatedInQuietestWindow(SlabMemoryPool pool, MemoryBlock[] held)
+    {
+        long least = long.MaxValue;
+        for (int window = 0; window < 3 && least > 0; window++)
+        {
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            RentReturnPairs(pool, held, 10_000);
+            least = Math.Min(least, GC.GetAllocatedBytesForCurrentThread() - before);
+        }
+
+        return least;
+    }
 
     private static void RentReturnPairs(SlabMemoryPool pool, MemoryBlock[] held, int pairs)
     {
