@@ -129,13 +129,14 @@ public sealed partial class SampleProcessTests
     [InlineData("kestrel", "KestrelServerImpl", "Kestrel", true)]
     public async Task The_samples_greeter_answers_Grpc_Net_Client_over_h2c_and_over_TLS(string server, string serverType, string section, bool tls)
     {
-        // As the docs run it: h2c on a plain address (HTTP/2 only: Kestrel takes prior knowledge on no other kind of
-        // endpoint), or an https address with PEM files as the default certificate, where ALPN picks h2.
+        // As the docs run it: h2c on a plain address (Falconet's default takes the HTTP/2 preface beside HTTP/1.1; Kestrel
+        // takes prior knowledge only on an HTTP/2-only endpoint), or an https address with PEM files as the default
+        // certificate, where ALPN picks h2.
         using var files = new CertificateFiles();
         (string certificate, string key) = files.WritePem(TestCertificates.Server, "server");
         string[] settings = tls
             ? [$"--{section}:Certificates:Default:Path", certificate, $"--{section}:Certificates:Default:KeyPath", key]
-            : [$"--{section}:EndpointDefaults:Protocols", "Http2"];
+            : server == "kestrel" ? [$"--{section}:EndpointDefaults:Protocols", "Http2"] : [];
         using Process sample = StartSample(server, tls ? "https://127.0.0.1:0" : "http://127.0.0.1:0", extra: settings);
         try
         {
