@@ -46,7 +46,7 @@ class Shape:
     path: str
     depth: int = 1              # requests per write (wrk) or concurrent streams per connection (h2load)
     protocol: str = "http1"     # http1, https, h2c
-    client: str = "wrk"         # wrk, h2load
+    client: str = "wrk"         # wrk, h2load, grpc (connections are HTTP/2 connections, depth the calls in flight on each)
 
 
 SHAPES = {s.name: s for s in [
@@ -62,6 +62,9 @@ SHAPES = {s.name: s for s in [
     Shape("h2-plaintext-m16", "HTTP/2 /plaintext, 16 streams per connection", "/plaintext", 16, "h2c", "h2load"),
     Shape("h2-json-m1", "HTTP/2 /json, 1 stream per connection", "/json", 1, "h2c", "h2load"),
     Shape("h2-json-m16", "HTTP/2 /json, 16 streams per connection", "/json", 16, "h2c", "h2load"),
+    # The sample's greeter, SayHello, with Grpc.Net.Client (benchmarks/GrpcLoad); requests are calls.
+    Shape("grpc-unary-m16", "gRPC unary calls (h2c), 16 in flight per connection", "", 16, "h2c", "grpc"),
+    Shape("grpc-unary-tls-m16", "gRPC unary calls (TLS), 16 in flight per connection", "", 16, "https", "grpc"),
 ]}
 
 # The sections in the order a full run measures them, with what each runs by default (record) and in a smoke run.
@@ -82,12 +85,13 @@ RECORD = {
     "tls": dict(servers=["falconet-libuv", "falconet-sockets", "kestrel-app", "kestrel-app-inline", "nginx", "falconet-iouring"],
                 cells=[("https-plaintext1", [64, 256]), ("https-plaintext16", [256])],
                 payload_servers=["payload-libuv", "payload-sockets", "nginx"], sizes=[1024, 16384, 65536, 1048576]),
-    # HTTPS and HTTP/2 rows for every server that serves them (Falconet's ASP.NET Core server takes neither yet: its rows
-    # say so); gRPC unary calls are a slot (Harness.aspnetcore) until the sample has a gRPC service.
+    # HTTP/1.1, HTTPS, HTTP/2 (h2load) and gRPC unary calls (a .NET client, 4 connections of 16 calls in flight: 64 calls,
+    # as the other rows' 64 connections).
     "aspnetcore": dict(servers=["aspnetcore-falconet", "aspnetcore-kestrel", "aspnetcore-kestrel-inline"],
                        cells=[("plaintext1", [64]), ("plaintext16", [64]), ("json1", [64]), ("json16", [64]),
                               ("https-plaintext1", [64]), ("https-json16", [64]),
-                              ("h2-plaintext-m1", [64]), ("h2-json-m16", [64])]),
+                              ("h2-plaintext-m1", [64]), ("h2-json-m16", [64]),
+                              ("grpc-unary-m16", [4]), ("grpc-unary-tls-m16", [4])]),
     "h2": dict(servers=["falconet-libuv", "falconet-sockets", "kestrel-app", "kestrel-app-inline", "nginx", "falconet-iouring"],
                cells=[("h2-plaintext-m1", [64]), ("h2-plaintext-m16", [64]), ("h2-json-m1", [64]), ("h2-json-m16", [64])]),
 }
@@ -108,7 +112,8 @@ QUICK = {
     "scaling": dict(cells=[("plaintext16", [256]), ("json1", [64])]),
     "idle": dict(levels=[2000], sources=2),
     "tls": dict(cells=[("https-plaintext1", [64]), ("https-plaintext16", [64])], sizes=[16384, 1048576]),
-    "aspnetcore": dict(cells=[("plaintext1", [64]), ("json16", [64]), ("https-plaintext1", [64]), ("h2-plaintext-m16", [64])]),
+    "aspnetcore": dict(cells=[("plaintext1", [64]), ("json16", [64]), ("https-plaintext1", [64]), ("h2-plaintext-m16", [64]),
+                              ("grpc-unary-m16", [4])]),
     "h2": dict(cells=[("h2-plaintext-m1", [64]), ("h2-json-m16", [64])]),
 }
 # Rounds of each section in a record run; where Falconet and a peer come within CLOSE of each other, rounds are added
@@ -231,9 +236,12 @@ class Harness:
             return "loadgen"
         return shape.client
 
-    def client(self, shape, place, connections, seconds, launch):
+    def client(self, shape, place, connections, seconds, launch, running=None):
         url = self.url(shape, launch)
         name = self.client_name(shape, connections)
+        if name == "grpc":
+            # A window with warm-up for the figure; none for the short system-call count (its calls are all counted).
+            return lambda: measure.grpc(place, connections, shape.depth, seconds, url, running, warmup=2 if running else 0)
         if name == "h2load":
             return lambda: measure.h2load(place, connections, shape.depth, seconds, url, warmup=1)
         if name == "loadgen":
@@ -285,7 +293,7 @@ class Harness:
                 before = self.aspnetcore_stats(server, launch)
                 window = 1 if self.quick else 2
                 result = measure.figure(
-                    running, place, self.client(shape, place, c, self.duration, launch),
+                    running, place, self.client(shape, place, c, self.duration, launch, running),
                     self.syscalls if count_syscalls else None,
                     self.client(shape, place, c, window, launch),
                     self.log_path(tag, server.name, shape.name, f"c{c}", "syscalls"))
@@ -406,15 +414,8 @@ class Harness:
         self.grid("h2", measure.placement("pinned"))
 
     def aspnetcore(self):
+        """The sample on both servers, gRPC unary calls (the grpc shapes: benchmarks/GrpcLoad) among its cells."""
         self.grid("aspnetcore", measure.placement("pinned"))
-        self.grpc()
-
-    def grpc(self):
-        """The slot for gRPC unary calls per second on the ASP.NET Core sample (both servers, a .NET client such as
-        Grpc.Net.Client): it needs a gRPC service in samples/AspNetCore and a client project, neither of which exists
-        yet. Until then the run says so."""
-        self.note("aspnetcore", "gRPC unary calls: not measured yet (the ASP.NET Core sample has no gRPC service and there "
-                                "is no gRPC load client; the slot is Harness.grpc in benchmarks/load/harness.py)")
 
     def starts(self, section, chosen, place, launch_of, rounds=None, tag=""):
         """Each round, each server in turn (the order rotated each round): started with launch_of(server), handed to

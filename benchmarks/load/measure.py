@@ -1,7 +1,7 @@
 """What one figure of the load harness measures, and how: server processes and their CPU time (user and kernel apart)
 and memory, the client's own CPU time (from wait4, so it is the client process's, whole), the machine's per-CPU busy
 time and steal (/proc/stat), system calls (perf's raw_syscalls tracepoint, else strace), and the clients: wrk,
-h2load, openssl s_time and benchmarks/load/loadgen.c.
+h2load, openssl s_time, benchmarks/load/loadgen.c and benchmarks/GrpcLoad (gRPC unary calls with Grpc.Net.Client).
 """
 import json
 import os
@@ -10,6 +10,7 @@ import resource
 import signal
 import socket
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from pathlib import Path
 HZ = os.sysconf("SC_CLK_TCK")
 ROOT = Path(__file__).resolve().parents[2]
 LOADGEN = ROOT / "artifacts/load/loadgen"
+GRPC_LOAD = ROOT / "benchmarks/GrpcLoad/bin/Release/net10.0/Falconet.Benchmarks.GrpcLoad.dll"
 
 # The request TechEmpower's wrk command sends (its Host is its server's name, so the request bytes are the same).
 TECHEMPOWER_HEADERS = [
@@ -344,6 +346,40 @@ def loadgen(place, mode, port, seconds, warmup=0, connections=64, rate=None, pat
     return result
 
 
+def grpc(place, connections, streams, seconds, url, running=None, warmup=2):
+    """gRPC unary calls per second (benchmarks/GrpcLoad, Grpc.Net.Client): `connections` HTTP/2 connections with `streams`
+    calls in flight on each, over h2c or TLS as `url` says. The client warms up, then announces the edges of its
+    measured window on its own lines; with `running`, the server's CPU time and /proc/stat are read at those edges
+    (result["window"], which figure() uses), so the figure covers exactly the calls counted and none of the client's
+    start-up or warm-up. The client's CPU time is its own over the same window."""
+    argv = place.client_prefix + ["dotnet", str(GRPC_LOAD), "--url", url, "--connections", str(connections),
+                                  "--streams", str(streams), "--duration", str(int(seconds)), "--warmup", str(int(warmup))]
+    if url.startswith("https:"):
+        argv.append("--insecure")  # the run's self-signed certificate
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
+    killer = threading.Timer(seconds + warmup + 60, process.kill)
+    killer.start()
+    lines, edges = [], {}
+    try:
+        for line in process.stdout:
+            lines.append(line)
+            if running is not None and line.strip() in ("measuring", "measured"):
+                edges[line.strip()] = (running.cpu(), Cpus())
+        process.wait()
+    finally:
+        killer.cancel()
+    output = "".join(lines)
+    last = next((l for l in reversed(lines) if l.startswith("calls=")), "")
+    fields = dict(part.split("=", 1) for part in last.split() if "=" in part)
+    result = {"output": output, "client_user": float(fields.get("client_user", 0)), "client_system": float(fields.get("client_system", 0)),
+              "wall": float(fields.get("seconds", 0)) or seconds, "requests": int(fields.get("calls", 0)),
+              "requests_per_second": float(fields.get("calls_per_second", 0)),
+              "errors": int(fields.get("errors", 0)) if last else 1, "p50_us": None, "p99_us": None}
+    if "measuring" in edges and "measured" in edges:
+        result["window"] = (edges["measuring"], edges["measured"])
+    return result
+
+
 def _search(pattern, text, flags=0):
     match = re.search(pattern, text, flags)
     return match.group(1) if match else None
@@ -422,6 +458,9 @@ def figure(running, place, client, syscalls=None, syscall_client=None, syscall_f
     result = client()
     stat_after = Cpus()
     cpu_after = running.cpu()
+    window = result.pop("window", None)
+    if window:  # the client announced its measured window (grpc): the server's side is read at its edges
+        (cpu_before, stat_before), (cpu_after, stat_after) = window
     n = result.get("requests") or 0
     wall = result.get("wall") or 1
     user = (cpu_after[0] - cpu_before[0]) / HZ

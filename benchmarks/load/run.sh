@@ -49,7 +49,7 @@ need_tools wrk:wrk nginx:nginx gcc:gcc gnuplot:gnuplot-nox python3:python3 h2loa
   perf:linux-perf strace:strace taskset:util-linux
 if $build; then
   echo "building Release" >&2
-  for project in samples/Plaintext samples/AspNetCore benchmarks/Peers/KestrelApp benchmarks/Peers/AspNetCoreKestrel benchmarks/PayloadServer; do
+  for project in samples/Plaintext samples/AspNetCore benchmarks/Peers/KestrelApp benchmarks/Peers/AspNetCoreKestrel benchmarks/PayloadServer benchmarks/GrpcLoad; do
     dotnet build "$project" -c Release -v q -nologo >/dev/null
   done
 fi

@@ -278,20 +278,18 @@ add("c-epoll", "C epoll", "c",
 
 # ---- ASP.NET Core: the same minimal-API application on Falconet and on Kestrel -----------------------------------
 
-def aspnetcore(dll, environment=None, extra=(), kestrel=False):
+def aspnetcore(dll, environment=None, extra=(), section="Falconet"):
     def command(launch):
-        argv = ["dotnet", str(dll), *extra]
-        if not kestrel:
-            return argv + ["--urls", f"http://127.0.0.1:{launch.port}"], dict(environment or {}), ROOT
-        # Kestrel's endpoints from configuration (they replace --urls): HTTPS with the run's certificate, and HTTP/2
-        # with prior knowledge (h2load's default for http:// addresses) on an address of its own.
-        argv += ["--Kestrel:Endpoints:Http:Url", f"http://127.0.0.1:{launch.port}"]
+        # The endpoints from the server's configuration section (they replace --urls), the same keys under "Falconet"
+        # and "Kestrel": HTTP/1.1, HTTPS with the run's certificate, and HTTP/2 with prior knowledge (h2load's default
+        # for http:// addresses, and gRPC's h2c) on an address of its own.
+        argv = ["dotnet", str(dll), *extra, f"--{section}:Endpoints:Http:Url", f"http://127.0.0.1:{launch.port}"]
         if launch.https_port:
-            argv += ["--Kestrel:Endpoints:Https:Url", f"https://127.0.0.1:{launch.https_port}",
-                     "--Kestrel:Endpoints:Https:Certificate:Path", str(launch.certificate),
-                     "--Kestrel:Endpoints:Https:Certificate:KeyPath", str(launch.key)]
+            argv += [f"--{section}:Endpoints:Https:Url", f"https://127.0.0.1:{launch.https_port}",
+                     f"--{section}:Endpoints:Https:Certificate:Path", str(launch.certificate),
+                     f"--{section}:Endpoints:Https:Certificate:KeyPath", str(launch.key)]
         if launch.h2c_port:
-            argv += ["--Kestrel:Endpoints:H2c:Url", f"http://127.0.0.1:{launch.h2c_port}", "--Kestrel:Endpoints:H2c:Protocols", "Http2"]
+            argv += [f"--{section}:Endpoints:H2c:Url", f"http://127.0.0.1:{launch.h2c_port}", f"--{section}:Endpoints:H2c:Protocols", "Http2"]
         return argv, dict(environment or {}), ROOT
     return command
 
@@ -300,13 +298,13 @@ ASPNETCORE_NEEDS = _exists(ASPNETCORE_SAMPLE, "dotnet build samples/AspNetCore -
 ASPNETCORE_KESTREL_NEEDS = _exists(ASPNETCORE_KESTREL, "dotnet build benchmarks/Peers/AspNetCoreKestrel -c Release")
 add("aspnetcore-falconet", "ASP.NET Core on Falconet", "aspnetcore-falconet",
     "samples/AspNetCore with --server falconet (Falconet's defaults: libuv, handlers inline on the loop)",
-    {"http1"}, aspnetcore(ASPNETCORE_SAMPLE, extra=("--server", "falconet")), ASPNETCORE_NEEDS, mode="inline")
+    {"http1", "https", "h2c"}, aspnetcore(ASPNETCORE_SAMPLE, extra=("--server", "falconet")), ASPNETCORE_NEEDS, mode="inline")
 add("aspnetcore-kestrel", "ASP.NET Core on Kestrel", "aspnetcore-kestrel",
     "benchmarks/Peers/AspNetCoreKestrel: the same application on Kestrel, sockets tuned as TechEmpower's entry; thread-pool scheduling",
-    {"http1", "https", "h2c"}, aspnetcore(ASPNETCORE_KESTREL, kestrel=True), ASPNETCORE_KESTREL_NEEDS, mode="default")
+    {"http1", "https", "h2c"}, aspnetcore(ASPNETCORE_KESTREL, section="Kestrel"), ASPNETCORE_KESTREL_NEEDS, mode="default")
 add("aspnetcore-kestrel-inline", "ASP.NET Core on Kestrel (inline)", "aspnetcore-kestrel",
     "the same with inline completions and UnsafePreferInlineScheduling",
-    {"http1", "https", "h2c"}, aspnetcore(ASPNETCORE_KESTREL, INLINE, kestrel=True), ASPNETCORE_KESTREL_NEEDS, mode="inline")
+    {"http1", "https", "h2c"}, aspnetcore(ASPNETCORE_KESTREL, INLINE, section="Kestrel"), ASPNETCORE_KESTREL_NEEDS, mode="inline")
 
 
 # ---- the payload server (TLS throughput) -------------------------------------------------------------------------

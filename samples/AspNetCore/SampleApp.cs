@@ -27,6 +27,7 @@ public static class SampleApp
         WebApplicationBuilder builder = WebApplication.CreateSlimBuilder(args);
         builder.Logging.SetMinimumLevel(LogLevel.Warning);
         builder.Services.ConfigureHttpJsonOptions(options => options.SerializerOptions.TypeInfoResolverChain.Insert(0, SampleJsonContext.Default));
+        builder.Services.AddGrpc();
         UseServer(builder, builder.Configuration["server"] ?? "falconet");
         configure?.Invoke(builder);
 
@@ -63,6 +64,9 @@ public static class SampleApp
         app.MapPost("/echo", (Message message) => Results.Json(message with { Text = message.Text.ToUpperInvariant() }, SampleJsonContext.Default.Message));
         app.MapGet("/status/{code:int}", (int code) => Results.StatusCode(code));
         app.MapGet("/stream", StreamAsync);
+
+        // gRPC (HTTP/2 only: h2c on a plain endpoint, ALPN h2 over TLS): the greeter of Protos/greet.proto.
+        app.MapGrpcService<GreeterService>();
 
         // For the load harness: requests counted and bytes allocated by the process so far.
         app.MapGet("/stats", () => Results.Text(string.Create(System.Globalization.CultureInfo.InvariantCulture,

@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
 using System.Linq;
@@ -7,7 +8,12 @@ using System.Text.RegularExpressions;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.AspNetCore.Tests.Conformance;
+using Falconet.AspNetCore.Tests.Infrastructure;
 using Falconet.Http.Tests.Infrastructure;
+using Falconet.Samples.AspNetCore;
+using Falconet.Samples.AspNetCore.Grpc;
+using Grpc.Core;
+using Grpc.Net.Client;
 using Shouldly;
 
 namespace Falconet.AspNetCore.Tests;
@@ -116,7 +122,60 @@ public sealed partial class SampleProcessTests
         }
     }
 
-    private static Process StartSample(string server, string urls = "http://127.0.0.1:0", string? home = null)
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData("falconet", "FalconetWebServer", "Falconet", false)]
+    [InlineData("falconet", "FalconetWebServer", "Falconet", true)]
+    [InlineData("kestrel", "KestrelServerImpl", "Kestrel", false)]
+    [InlineData("kestrel", "KestrelServerImpl", "Kestrel", true)]
+    public async Task The_samples_greeter_answers_Grpc_Net_Client_over_h2c_and_over_TLS(string server, string serverType, string section, bool tls)
+    {
+        // As the docs run it: h2c on a plain address (Falconet's default takes the HTTP/2 preface beside HTTP/1.1; Kestrel
+        // takes prior knowledge only on an HTTP/2-only endpoint), or an https address with PEM files as the default
+        // certificate, where ALPN picks h2.
+        using var files = new CertificateFiles();
+        (string certificate, string key) = files.WritePem(TestCertificates.Server, "server");
+        string[] settings = tls
+            ? [$"--{section}:Certificates:Default:Path", certificate, $"--{section}:Certificates:Default:KeyPath", key]
+            : server == "kestrel" ? [$"--{section}:EndpointDefaults:Protocols", "Http2"] : [];
+        using Process sample = StartSample(server, tls ? "https://127.0.0.1:0" : "http://127.0.0.1:0", extra: settings);
+        try
+        {
+            Uri address = await ReadAddressAsync(sample, serverType);
+            address.Scheme.ShouldBe(tls ? "https" : "http");
+            using var channel = GrpcChannel.ForAddress(address, new GrpcChannelOptions
+            {
+                HttpHandler = new SocketsHttpHandler { SslOptions = TestCertificates.ClientOptions() },
+            });
+            var client = new Greeter.GreeterClient(channel);
+            var deadline = new CallOptions(deadline: DateTime.UtcNow + TestTimeouts.Operation);
+
+            HelloReply reply = await client.SayHelloAsync(new HelloRequest { Name = "gRPC" }, deadline);
+            reply.Message.ShouldBe("Hello, gRPC!");
+
+            using AsyncServerStreamingCall<HelloReply> stream = client.SayHellos(new HellosRequest { Name = "stream", Count = 3 }, deadline);
+            var messages = new List<string>();
+            await foreach (HelloReply hello in stream.ResponseStream.ReadAllAsync())
+            {
+                messages.Add(hello.Message);
+            }
+
+            messages.ShouldBe(["Hello, stream! (1)", "Hello, stream! (2)", "Hello, stream! (3)"]);
+
+            RpcException refused = await Should.ThrowAsync<RpcException>(async () =>
+            {
+                using AsyncServerStreamingCall<HelloReply> tooMany = client.SayHellos(
+                    new HellosRequest { Name = "x", Count = GreeterService.MaxHellos + 1 }, deadline);
+                await tooMany.ResponseStream.MoveNext();
+            });
+            refused.StatusCode.ShouldBe(StatusCode.InvalidArgument);
+        }
+        finally
+        {
+            await StopAsync(sample);
+        }
+    }
+
+    private static Process StartSample(string server, string urls = "http://127.0.0.1:0", string? home = null, string[]? extra = null)
     {
         string dll = Path.Combine(AppContext.BaseDirectory, "Falconet.Samples.AspNetCore.dll");
         var start = new ProcessStartInfo("dotnet")
@@ -125,7 +184,7 @@ public sealed partial class SampleProcessTests
             RedirectStandardError = true,
             UseShellExecute = false,
         };
-        foreach (string argument in new[] { dll, "--server", server, "--urls", urls })
+        foreach (string argument in new[] { dll, "--server", server, "--urls", urls }.Concat(extra ?? []))
         {
             start.ArgumentList.Add(argument);
         }
