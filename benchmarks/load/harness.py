@@ -159,6 +159,8 @@ class Harness:
             s.update(QUICK.get(section, {}))
         if self.args.servers:
             s["servers"] = self.args.servers
+        if self.args.shapes and "cells" in s:
+            s["cells"] = [(shape, counts) for shape, counts in s["cells"] if shape in self.args.shapes]
         if self.args.connections and "cells" in s:
             s["cells"] = [(shape, self.args.connections) for shape, _ in s["cells"]]
         return s
@@ -789,6 +791,8 @@ def main():
     parser.add_argument("--sections", nargs="+", default=None,
                         help=f"sections to run, in order [{' '.join(SECTIONS)}; also: {' '.join(OPTIONAL)}]")
     parser.add_argument("--servers", nargs="+", default=None, help="servers instead of each section's own list")
+    parser.add_argument("--shapes", nargs="+", default=None, choices=sorted(SHAPES),
+                        help="only these of a grid section's cells (e.g. grpc-h2load-m16)")
     parser.add_argument("--connections", type=int, nargs="+", default=None, help="connection counts for every shape")
     parser.add_argument("--rounds", type=int, default=None, help="rounds per section (no rounds added where servers are close)")
     parser.add_argument("--duration", type=int, default=None, help="seconds per figure [5; 1 with --quick]")
