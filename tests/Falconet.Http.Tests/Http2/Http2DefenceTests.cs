@@ -19,17 +19,6 @@ namespace Falconet.Http.Tests.Http2;
 /// </summary>
 public class Http2DefenceTests : Http2TestBase
 {
-    private static byte[] Concat(IEnumerable<byte[]> parts)
-    {
-        var all = new List<byte>();
-        foreach (byte[] part in parts)
-        {
-            all.AddRange(part);
-        }
-
-        return all.ToArray();
-    }
-
     private static IEnumerable<byte[]> OpenAndReset(int count, int firstStream = 1, bool endStream = false)
     {
         byte[] block = Request(endStream ? "GET" : "POST", "/");

@@ -33,7 +33,7 @@ public class Http2HandlerStartTests : Http2TestBase
         await using TestServer _ = host;
         using Http2Client __ = client;
 
-        await client.SendAsync(Concat(
+        await client.SendAsync(Http2Client.Concat(
             Http2Client.FrameBytes(Http2FrameType.Headers, Http2FrameFlags.EndHeaders, 1, Http2Client.Request("POST", "/greet.Greeter/SayHello")),
             Http2Client.FrameBytes(Http2FrameType.Data, Http2FrameFlags.EndStream, 1, "hello"u8)));
 
@@ -47,15 +47,11 @@ public class Http2HandlerStartTests : Http2TestBase
     public async Task Handlers_start_in_the_order_their_streams_opened_when_a_body_defers_the_first()
     {
         var started = new ConcurrentQueue<string>();
-        (TestServer host, Http2Client client) = await StartWithClientAsync(context =>
-        {
-            started.Enqueue(context.Request.Path.ToString());
-            return ValueTask.CompletedTask;
-        });
+        (TestServer host, Http2Client client) = await StartWithClientAsync(RecordPath(started));
         await using TestServer _ = host;
         using Http2Client __ = client;
 
-        await client.SendAsync(Concat(
+        await client.SendAsync(Http2Client.Concat(
             Http2Client.FrameBytes(Http2FrameType.Headers, Http2FrameFlags.EndHeaders, 1, Http2Client.Request("POST", "/first")),
             Http2Client.FrameBytes(Http2FrameType.Data, Http2FrameFlags.EndStream, 1, "body"u8),
             Http2Client.FrameBytes(Http2FrameType.Headers, Http2FrameFlags.EndHeaders | Http2FrameFlags.EndStream, 3, Http2Client.Request(path: "/second"))));
@@ -69,17 +65,13 @@ public class Http2HandlerStartTests : Http2TestBase
     public async Task A_stream_reset_in_the_same_write_as_its_HEADERS_never_reaches_the_handler_and_is_freed()
     {
         var started = new ConcurrentQueue<string>();
-        (TestServer host, Http2Client client) = await StartWithClientAsync(context =>
-        {
-            started.Enqueue(context.Request.Path.ToString());
-            return ValueTask.CompletedTask;
-        }, options => options.Http2.MaxConcurrentStreams = 1);
+        (TestServer host, Http2Client client) = await StartWithClientAsync(RecordPath(started), options => options.Http2.MaxConcurrentStreams = 1);
         await using TestServer _ = host;
         using Http2Client __ = client;
 
         for (int streamId = 1; streamId <= 5; streamId += 2)
         {
-            await client.SendAsync(Concat(
+            await client.SendAsync(Http2Client.Concat(
                 Http2Client.FrameBytes(Http2FrameType.Headers, Http2FrameFlags.EndHeaders, streamId, Http2Client.Request("POST", "/reset")),
                 Http2Client.FrameBytes(Http2FrameType.RstStream, 0, streamId, Http2Client.UInt32((uint)Http2ErrorCode.Cancel)),
                 Http2Client.FrameBytes(Http2FrameType.Ping, 0, 0, new byte[8])));
@@ -94,24 +86,12 @@ public class Http2HandlerStartTests : Http2TestBase
         started.ToArray().ShouldBe(["/after"]);
     }
 
-    private static byte[] Concat(params byte[][] frames)
+    /// <summary>A handler that answers 200 and notes its request's path in the order handlers started.</summary>
+    private static Func<HttpContext, ValueTask> RecordPath(ConcurrentQueue<string> started) => context =>
     {
-        int length = 0;
-        foreach (byte[] frame in frames)
-        {
-            length += frame.Length;
-        }
-
-        byte[] bytes = new byte[length];
-        int offset = 0;
-        foreach (byte[] frame in frames)
-        {
-            frame.CopyTo(bytes, offset);
-            offset += frame.Length;
-        }
-
-        return bytes;
-    }
+        started.Enqueue(context.Request.Path.ToString());
+        return ValueTask.CompletedTask;
+    };
 }
 
 /// <summary>The same tests on the libuv transport, with the loop-thread tests.</summary>
