@@ -316,7 +316,11 @@ internal sealed partial class Http2Connection : ServerConnection
     }
 
     /// <summary>A handler's body read the read loop woke (under the lock): it continues in <see cref="RunAfterBatch"/>.</summary>
-    public void WakeAfterBatch(Http2Stream stream) => _wakeAfterBatch.Add(stream);
+    public void WakeAfterBatch(Http2Stream stream)
+    {
+        Debug.Assert(Output.IsBatchThread, "Only the read loop wakes a body read, while it handles a batch.");
+        _wakeAfterBatch.Add(stream);
+    }
 
     /// <summary>
     /// The end of a read batch, on the read loop's thread, no lock held: the body reads its frames woke continue here,
