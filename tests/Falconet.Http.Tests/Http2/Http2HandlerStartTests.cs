@@ -141,9 +141,7 @@ public abstract class Http2HandlerStartLoopTests : Http2HandlerStartTests
         await using TestServer _ = host;
         using Http2Client __ = client;
 
-        await client.WriteHeadersAsync(1, Http2Client.Request("POST", "/upload"), endStream: false);
-        await Task.Delay(50);
-        await client.WriteDataAsync(1, "late"u8, endStream: true);
+        await SendBodyAfterItsHeadersAsync(client);
 
         (await client.ReadResponseAsync(1)).StatusCode.ShouldBe(200);
         (int startThread, bool startOnPool, int resumeThread, bool resumeOnPool) = await threads.Task.WaitAsync(TestTimeouts.Operation);
@@ -164,10 +162,16 @@ public abstract class Http2HandlerStartLoopTests : Http2HandlerStartTests
         await using TestServer _ = host;
         using Http2Client __ = client;
 
+        await SendBodyAfterItsHeadersAsync(client);
+
+        (await client.ReadResponseAsync(1)).BodyText.ShouldBe("late");
+    }
+
+    /// <summary>Stream 1: a POST's HEADERS, then its body "late" in a write of its own once the handler waits for it.</summary>
+    private static async Task SendBodyAfterItsHeadersAsync(Http2Client client)
+    {
         await client.WriteHeadersAsync(1, Http2Client.Request("POST", "/upload"), endStream: false);
         await Task.Delay(50);
         await client.WriteDataAsync(1, "late"u8, endStream: true);
-
-        (await client.ReadResponseAsync(1)).BodyText.ShouldBe("late");
     }
 }
