@@ -117,4 +117,21 @@ public class RepeatedRequestLineTests : ServerTests
         kept.Match(run).ShouldBe(0);
         kept.Keep(new byte[300], 256).ShouldBeFalse();
     }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_repeated_section_without_Host_after_a_line_that_changed_only_its_version_is_refused()
+    {
+        await using TestServer host = await StartServerAsync(EchoLine);
+        using RawClient client = host.Connect();
+        const string NoHost = "Accept: text/plain,text/html;q=0.9,application/xhtml+xml;q=0.9\r\nConnection: keep-alive\r\n\r\n";
+        for (int i = 0; i < 3; i++)
+        {
+            // From the third on, line and section both repeat: taken whole, and accepted as the first was.
+            await client.SendAsync("GET /plaintext HTTP/1.0\r\n" + NoHost);
+            (await client.ReadResponseAsync()).BodyText.ShouldBe("GET|/plaintext|/plaintext||HTTP/1.0");
+        }
+
+        await client.SendAsync("GET /plaintext HTTP/1.1\r\n" + NoHost);
+        (await client.ReadResponseAsync()).StatusCode.ShouldBe(400);
+    }
 }

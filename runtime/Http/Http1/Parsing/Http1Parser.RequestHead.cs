@@ -51,14 +51,18 @@ public static partial class Http1Parser
     /// </summary>
     /// <remarks>
     /// Equal bytes parse to equal parts under the same limits, so the answer is the parse's for every input: only a common
-    /// request line (one this method parses itself) is ever kept, so a repeat of it is one too.
+    /// request line (one this method parses itself) is ever kept, so a repeat of it is one too. A head whose line and section
+    /// both repeat is the previous request's head again (a kept line is always the previous request's, see
+    /// <see cref="IRepeatedRequestLineHandler"/>, and that request's section was the kept one, repeated or just kept), which
+    /// <see cref="IHttpHeadersHandler.OnHeadersComplete"/> already accepted: it is not called again for the same answer.
     /// </remarks>
     internal static bool TryParseRepeatableRequestHead<T>(ref T handler, ReadOnlySpan<byte> span, HttpLimits limits, out int consumed)
         where T : struct, IHttpRequestLineHandler, IHttpHeadersHandler, IRepeatedRequestLineHandler, IRepeatedHeaderSectionHandler
     {
         consumed = 0;
         int line = handler.TryRepeatRequestLine(span);
-        if (line == 0)
+        bool lineRepeated = line != 0;
+        if (!lineRepeated)
         {
             line = ParseCommonRequestLine(ref handler, span, limits);
             if (line == 0)
@@ -73,7 +77,11 @@ public static partial class Http1Parser
         int repeated = handler.TryRepeatHeaderSection(section);
         if (repeated != 0)
         {
-            handler.OnHeadersComplete();
+            if (!lineRepeated)
+            {
+                handler.OnHeadersComplete();
+            }
+
             consumed = line + repeated;
             return true;
         }
