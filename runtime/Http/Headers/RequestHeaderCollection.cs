@@ -142,6 +142,7 @@ public abstract class RequestHeaderCollection : HeaderCollection
         string text = !previousCompared && previous is not null && previous.Length == value.Length && Latin1.Equals(value, previous)
             ? previous
             : HeaderText.GetValueString(value, _table.GetKnownValues(index));
+        _replacedValues |= bit;
         if ((_bits & bit) == 0)
         {
             slot = text;

@@ -180,6 +180,38 @@ public class ResponseHeadTests : ServerTests
         }
     }
 
+    [Fact]
+    public void Kept_header_values_stay_kept_while_slots_are_given_the_same_strings_and_not_once_one_is_replaced()
+    {
+        var headers = new ResponseHeaders();
+        var type = new StringValues("text/plain");
+        var server = new StringValues("Falconet");
+        headers.ContentType = type;
+        headers.Server = server;
+        headers.TryKeepKnownValues().ShouldBeTrue();
+        ulong kept = headers.KnownBits;
+
+        // The next response: cleared, then the same instances set again.
+        headers.Clear();
+        headers.ContentType = type;
+        headers.HasKeptKnownValues(kept).ShouldBeFalse("Server is not set yet");
+        headers.Server = server;
+        headers.HasKeptKnownValues(kept).ShouldBeTrue();
+
+        headers.Clear();
+        headers.ContentType = type;
+        headers.Server = new string("Falconet".AsSpan());
+        headers.HasKeptKnownValues(kept).ShouldBeFalse("an equal string that is another instance is a replacement");
+        headers.Server.ToString().ShouldBe("Falconet");
+
+        headers.TryKeepKnownValues().ShouldBeTrue();
+        headers.Server = server;
+        headers.HasKeptKnownValues(kept).ShouldBeFalse("the kept one was the other instance");
+
+        headers.CacheControl = new StringValues(["no-cache"]);
+        headers.TryKeepKnownValues().ShouldBeFalse("a string array's element can change under the same instance");
+    }
+
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Head_failing_after_several_blocks_of_headers_is_taken_back_whole()
     {

@@ -1,11 +1,11 @@
 using System;
-using System.Numerics;
 
 namespace Falconet.Http.Http1;
 
 /// <summary>
 /// Writes a response's HTTP/1.1 head (status line, headers, empty line) into the connection's output, and keeps the bytes
-/// of its status line and known headers with the value strings they came from: when the next response of the connection
+/// of its status line and known headers, with the header collection marking the value strings they came from as kept
+/// (<see cref="ResponseHeaderCollection.TryKeepKnownValues"/>): when the next response of the connection
 /// has the same status and the same known headers set to the same string instances (the shared Date value of the current
 /// second, an application's static Content-Type), those bytes are copied as they are, without checking and encoding the
 /// values again. A string never changes, so the same instances make the same bytes. The Content-Length line that followed
@@ -21,7 +21,6 @@ internal sealed class Http1ResponseHead
     private int _length;
     private int _statusCode;
     private ulong _bits;
-    private string?[] _values = [];
 
     // The Content-Length line kept after the remembered bytes (from _length to _lengthLineEnd), and its value; none when
     // _lengthLineEnd is 0.
@@ -36,7 +35,7 @@ internal sealed class Http1ResponseHead
     /// <exception cref="InvalidOperationException">A header cannot be written (see <see cref="ResponseHeaderCollection.CopyTo"/>).</exception>
     public void Write(BlockChainWriter writer, int statusCode, ResponseHeaderCollection headers, ReadOnlySpan<byte> body = default)
     {
-        bool remembered = statusCode == _statusCode && _bytes is not null && headers.HasKnownValues(_bits, _values);
+        bool remembered = statusCode == _statusCode && _bytes is not null && headers.HasKeptKnownValues(_bits);
         bool lengthAlone = headers.TryGetContentLengthAlone(out long contentLength);
         if (remembered && lengthAlone && _lengthLineEnd != 0 && contentLength == _contentLength)
         {
@@ -61,7 +60,7 @@ internal sealed class Http1ResponseHead
         {
             statusLine.CopyTo(destination);
             headers.WriteKnown(destination[statusLine.Length..], out bool singleValued);
-            remembered = singleValued && start <= MaxRememberedBytes;
+            remembered = singleValued && start <= MaxRememberedBytes && headers.TryKeepKnownValues();
             if (remembered)
             {
                 Remember(destination[..start], statusCode, headers);
@@ -85,13 +84,6 @@ internal sealed class Http1ResponseHead
 
     private void Remember(ReadOnlySpan<byte> start, int statusCode, ResponseHeaderCollection headers)
     {
-        ulong bits = headers.KnownBits;
-        int count = BitOperations.PopCount(bits);
-        if (_values.Length < count)
-        {
-            _values = new string?[Math.Max(count, 8)];
-        }
-
         if (_bytes is null || _bytes.Length < start.Length)
         {
             _bytes = new byte[Math.Max(start.Length, 256)];
@@ -101,7 +93,6 @@ internal sealed class Http1ResponseHead
         _length = start.Length;
         _lengthLineEnd = 0;
         _statusCode = statusCode;
-        _bits = bits;
-        headers.GetKnownValues(_values);
+        _bits = headers.KnownBits;
     }
 }
