@@ -35,20 +35,13 @@ internal sealed class Http1ResponseHead
     /// <exception cref="InvalidOperationException">A header cannot be written (see <see cref="ResponseHeaderCollection.CopyTo"/>).</exception>
     public void Write(BlockChainWriter writer, int statusCode, ResponseHeaderCollection headers, ReadOnlySpan<byte> body = default)
     {
-        bool remembered = statusCode == _statusCode && _bytes is not null && headers.HasKeptKnownValues(_bits);
-        bool lengthAlone = headers.TryGetContentLengthAlone(out long contentLength);
-        if (remembered && lengthAlone && _lengthLineEnd != 0 && contentLength == _contentLength)
+        if (TryWriteRemembered(writer, statusCode, headers, body))
         {
-            // The whole head but its empty line was written before: one copy.
-            int headLength = _lengthLineEnd;
-            Span<byte> head = writer.GetSpan(headLength + 4 + body.Length);
-            _bytes.AsSpan(0, headLength).CopyTo(head);
-            "\r\n\r\n"u8.CopyTo(head[headLength..]);
-            body.CopyTo(head[(headLength + 4)..]);
-            writer.Advance(headLength + 4 + body.Length);
             return;
         }
 
+        bool remembered = statusCode == _statusCode && _bytes is not null && headers.HasKeptKnownValues(_bits);
+        bool lengthAlone = headers.TryGetContentLengthAlone(out long contentLength);
         ReadOnlySpan<byte> statusLine = HttpStatusLines.Get(statusCode);
         int start = remembered ? _length : statusLine.Length + headers.MeasureKnown();
         Span<byte> destination = writer.GetSpan(start + headers.MeasureRest() + 4 + body.Length);
@@ -80,6 +73,27 @@ internal sealed class Http1ResponseHead
         written += 4;
         body.CopyTo(destination[written..]);
         writer.Advance(written + body.Length);
+    }
+
+    /// <summary>
+    /// Writes the head and <paramref name="body"/> as <see cref="Write"/> does when the whole head but its empty line, the
+    /// Content-Length line included, is the one written last: one copy. False, with nothing written, otherwise.
+    /// </summary>
+    public bool TryWriteRemembered(BlockChainWriter writer, int statusCode, ResponseHeaderCollection headers, ReadOnlySpan<byte> body)
+    {
+        int headLength = _lengthLineEnd;
+        if (headLength == 0 || statusCode != _statusCode || !headers.HasKeptKnownValues(_bits)
+            || !headers.TryGetContentLengthAlone(out long contentLength) || contentLength != _contentLength)
+        {
+            return false;
+        }
+
+        Span<byte> head = writer.GetSpan(headLength + 4 + body.Length);
+        _bytes.AsSpan(0, headLength).CopyTo(head);
+        "\r\n\r\n"u8.CopyTo(head[headLength..]);
+        body.CopyTo(head[(headLength + 4)..]);
+        writer.Advance(headLength + 4 + body.Length);
+        return true;
     }
 
     private void Remember(ReadOnlySpan<byte> start, int statusCode, ResponseHeaderCollection headers)
