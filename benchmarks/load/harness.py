@@ -39,6 +39,9 @@ COLUMNS = ["section", "round", "placement", "server", "loops", "scenario", "conn
            "resident_after", "resident_per_connection", "opened", "reused_percent", "cipher", "note"]
 
 
+GRPC_SAY_HELLO = "/falconet.samples.Greeter/SayHello"  # the sample's unary gRPC method (samples/AspNetCore)
+
+
 @dataclass(frozen=True)
 class Shape:
     name: str
@@ -47,6 +50,7 @@ class Shape:
     depth: int = 1              # requests per write (wrk) or concurrent streams per connection (h2load)
     protocol: str = "http1"     # http1, https, h2c
     client: str = "wrk"         # wrk, h2load, grpc (connections are HTTP/2 connections, depth the calls in flight on each)
+    grpc: bool = False          # h2load: POST the sample's gRPC HelloRequest (measure.GRPC_HELLO) instead of a GET
 
 
 SHAPES = {s.name: s for s in [
@@ -65,6 +69,10 @@ SHAPES = {s.name: s for s in [
     # The sample's greeter, SayHello, with Grpc.Net.Client (benchmarks/GrpcLoad); requests are calls.
     Shape("grpc-unary-m16", "gRPC unary calls (h2c), 16 in flight per connection", "", 16, "h2c", "grpc"),
     Shape("grpc-unary-tls-m16", "gRPC unary calls (TLS), 16 in flight per connection", "", 16, "https", "grpc"),
+    # The same calls from h2load (a gRPC-framed HelloRequest POSTed to SayHello), whose cost per call is a small fraction
+    # of the .NET client's, so the server, not the client, is the limit.
+    Shape("grpc-h2load-m16", "gRPC unary calls (h2c, h2load), 16 in flight per connection", GRPC_SAY_HELLO, 16, "h2c", "h2load", True),
+    Shape("grpc-h2load-tls-m16", "gRPC unary calls (TLS, h2load), 16 in flight per connection", GRPC_SAY_HELLO, 16, "https", "h2load", True),
 ]}
 
 # The sections in the order a full run measures them, with what each runs by default (record) and in a smoke run.
@@ -91,7 +99,8 @@ RECORD = {
                        cells=[("plaintext1", [64]), ("plaintext16", [64]), ("json1", [64]), ("json16", [64]),
                               ("https-plaintext1", [64]), ("https-json16", [64]),
                               ("h2-plaintext-m1", [64]), ("h2-json-m16", [64]),
-                              ("grpc-unary-m16", [4]), ("grpc-unary-tls-m16", [4])]),
+                              ("grpc-unary-m16", [4]), ("grpc-unary-tls-m16", [4]),
+                              ("grpc-h2load-m16", [4]), ("grpc-h2load-tls-m16", [4])]),
     "h2": dict(servers=["falconet-libuv", "falconet-sockets", "kestrel-app", "kestrel-app-inline", "nginx", "falconet-iouring"],
                cells=[("h2-plaintext-m1", [64]), ("h2-plaintext-m16", [64]), ("h2-json-m1", [64]), ("h2-json-m16", [64])]),
 }
@@ -150,6 +159,8 @@ class Harness:
             s.update(QUICK.get(section, {}))
         if self.args.servers:
             s["servers"] = self.args.servers
+        if self.args.shapes and "cells" in s:
+            s["cells"] = [(shape, counts) for shape, counts in s["cells"] if shape in self.args.shapes]
         if self.args.connections and "cells" in s:
             s["cells"] = [(shape, self.args.connections) for shape, _ in s["cells"]]
         return s
@@ -243,7 +254,7 @@ class Harness:
             # A window with warm-up for the figure; none for the short system-call count (its calls are all counted).
             return lambda: measure.grpc(place, connections, shape.depth, seconds, url, running, warmup=2 if running else 0)
         if name == "h2load":
-            return lambda: measure.h2load(place, connections, shape.depth, seconds, url, warmup=1)
+            return lambda: measure.h2load(place, connections, shape.depth, seconds, url, warmup=1, grpc=shape.grpc)
         if name == "loadgen":
             # No warm-up inside the figure (the server is warm): its CPU time then covers only the requests counted, and
             # the accepts of the connections opened first, a few per cent at 16,384.
@@ -780,6 +791,8 @@ def main():
     parser.add_argument("--sections", nargs="+", default=None,
                         help=f"sections to run, in order [{' '.join(SECTIONS)}; also: {' '.join(OPTIONAL)}]")
     parser.add_argument("--servers", nargs="+", default=None, help="servers instead of each section's own list")
+    parser.add_argument("--shapes", nargs="+", default=None, choices=sorted(SHAPES),
+                        help="only these of a grid section's cells (e.g. grpc-h2load-m16)")
     parser.add_argument("--connections", type=int, nargs="+", default=None, help="connection counts for every shape")
     parser.add_argument("--rounds", type=int, default=None, help="rounds per section (no rounds added where servers are close)")
     parser.add_argument("--duration", type=int, default=None, help="seconds per figure [5; 1 with --quick]")

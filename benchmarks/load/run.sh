@@ -12,6 +12,7 @@
 #   --quick             smoke run: 1 s figures, 1 round, fewer cells; proves every part works, its figures mean nothing
 #   --plan              print what would run and the estimated duration, run nothing
 #   --servers LIST      servers instead of each section's own list (servers.py names them)
+#   --shapes LIST       only these cells of the grid sections (harness.py's SHAPES, e.g. grpc-h2load-m16)
 #   --connections LIST  connection counts for every shape of the grid sections
 #   --rounds N          rounds per section (no rounds are added where servers come close)
 #   --duration S        seconds per figure [8]

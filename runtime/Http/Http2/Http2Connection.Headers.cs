@@ -307,7 +307,7 @@ internal sealed partial class Http2Connection
             return;
         }
 
-        stream.Start();
+        StartAfterBatch(stream, endStream);
     }
 
     /// <summary>A stream refused before its handler runs: reset, logged, counted, taken from the reset budget.</summary>

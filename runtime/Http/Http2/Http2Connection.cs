@@ -1,6 +1,7 @@
 using System;
 using System.Buffers;
 using System.Collections.Generic;
+using System.Diagnostics;
 using System.IO;
 using System.Threading;
 using System.Threading.Tasks;
@@ -22,7 +23,9 @@ namespace Falconet.Http.Http2;
 /// it receives, handles every complete frame of what arrived, and sends the frames that produced in one gathered send, as
 /// the HTTP/1.1 loop does for a pipelined batch. A stream's handler runs inline in the loop (a handler that completes
 /// synchronously costs no thread switch and its response leaves with the batch); one that goes asynchronous continues on
-/// its own while the loop serves the other streams, and comes back to the connection's thread to complete.
+/// its own while the loop serves the other streams, and comes back to the connection's thread to complete. A request with
+/// a body has its handler started once the whole batch is handled, so the body that came with its head is already
+/// buffered; a handler waiting for body bytes that the loop receives continues on the loop too, after the batch.
 /// </para>
 /// <para>
 /// Files: this one holds the lifecycle and the read loop; Http2Connection.Frames.cs the frame handlers,
@@ -46,6 +49,10 @@ internal sealed partial class Http2Connection : ServerConnection
     private bool _peerClosed;
     private volatile bool _lingering;
     private volatile bool _abortRequested;
+
+    // What the read loop leaves for the end of its batch (its own lists: only its thread touches them).
+    private readonly List<Http2Stream> _startAfterBatch = new();
+    private readonly List<Http2Stream> _wakeAfterBatch = new();
 
     /// <summary>A connection that negotiated h2 (ALPN), or a plain-HTTP endpoint that serves HTTP/2 only.</summary>
     public Http2Connection(TransportConnection transport, HttpConnectionSettings settings)
@@ -178,12 +185,15 @@ internal sealed partial class Http2Connection : ServerConnection
             if (_input.Length != 0)
             {
                 Output.BeginBatch();
+                bool parsed = false;
                 try
                 {
                     ProcessInput();
+                    parsed = true;
                 }
                 finally
                 {
+                    RunAfterBatch(parsed);
                     Output.EndBatch();
                 }
             }
@@ -285,6 +295,64 @@ internal sealed partial class Http2Connection : ServerConnection
         {
             _input.Consume(input.Start);
         }
+    }
+
+    /// <summary>
+    /// Starts the handler of a new stream (<paramref name="stream"/>, its head validated): at once when the request ended
+    /// with its HEADERS, otherwise once the read batch is handled, so the DATA frames that came with the HEADERS are in
+    /// the stream's buffer when the handler first reads (a unary gRPC call reads its whole message without waiting).
+    /// Once one start waits for the end of the batch, the later ones do too: handlers start in the order their streams
+    /// opened.
+    /// </summary>
+    private void StartAfterBatch(Http2Stream stream, bool endStream)
+    {
+        if (endStream && _startAfterBatch.Count == 0)
+        {
+            stream.Start();
+            return;
+        }
+
+        _startAfterBatch.Add(stream);
+    }
+
+    /// <summary>A handler's body read the read loop woke (under the lock): it continues in <see cref="RunAfterBatch"/>.</summary>
+    public void WakeAfterBatch(Http2Stream stream)
+    {
+        Debug.Assert(Output.IsBatchThread, "Only the read loop wakes a body read, while it handles a batch.");
+        _wakeAfterBatch.Add(stream);
+    }
+
+    /// <summary>
+    /// The end of a read batch, on the read loop's thread, no lock held: the body reads its frames woke continue here,
+    /// oldest streams first, then the handlers it deferred start, each on this thread as a handler started inline does. A
+    /// stream reset (or a connection ended) before its handler started is freed without running it; after a connection
+    /// error (<paramref name="parsed"/> false) no handler starts, and the woken reads find the connection ending.
+    /// </summary>
+    private void RunAfterBatch(bool parsed)
+    {
+        Debug.Assert(!Output.Gate.IsHeldByCurrentThread);
+        for (int i = 0; i < _wakeAfterBatch.Count; i++)
+        {
+            _wakeAfterBatch[i].ContinueRead();
+        }
+
+        _wakeAfterBatch.Clear();
+        for (int i = 0; i < _startAfterBatch.Count; i++)
+        {
+            Http2Stream stream = _startAfterBatch[i];
+            if (parsed && !stream.IsReset)
+            {
+                stream.Start();
+                continue;
+            }
+
+            lock (Output.Gate)
+            {
+                stream.DiscardUnstartedLocked();
+            }
+        }
+
+        _startAfterBatch.Clear();
     }
 
     /// <summary>

@@ -9,9 +9,11 @@ namespace Falconet.Http.Http2;
 /// and output room to send its response. Reused for the life of the stream object; waiting allocates nothing.
 /// </summary>
 /// <remarks>
-/// Armed and set under the connection's lock, so a wake-up between a failed try and the wait is never lost. The waiter
-/// always continues on the thread pool: the one who wakes it holds the lock (and is often the read loop), and must not run
-/// application code there.
+/// Armed and set under the connection's lock, so a wake-up between a failed try and the wait is never lost. A waiter woken
+/// with <see cref="Set"/> or <see cref="Fail"/> continues on the thread pool: the one who wakes it holds the lock, and must
+/// not run application code there. The read loop wakes a body read in two steps instead: <see cref="Detach"/> under the
+/// lock, then <see cref="WakeDetached"/> once the lock is released, which continues the waiter right there, on the thread
+/// that runs the connection's handlers (no hand-off to the pool and back).
 /// </remarks>
 internal sealed class Http2Signal : IValueTaskSource
 {
@@ -25,6 +27,9 @@ internal sealed class Http2Signal : IValueTaskSource
     public ValueTask Arm()
     {
         _core.Reset();
+
+        // A wake-up of this wait from another thread goes to the pool (WakeDetached cleared this for the wait before).
+        _core.RunContinuationsAsynchronously = true;
         _armed = true;
         return new ValueTask(this, _core.Version);
     }
@@ -47,6 +52,30 @@ internal sealed class Http2Signal : IValueTaskSource
             _armed = false;
             _core.SetException(error);
         }
+    }
+
+    /// <summary>
+    /// Takes the waiter, if one waits, for a wake-up after the lock is released (under the connection's lock): true when
+    /// the caller must call <see cref="WakeDetached"/>. A <see cref="Set"/> or <see cref="Fail"/> meanwhile does nothing;
+    /// the waiter checks the stream's state again when it wakes.
+    /// </summary>
+    public bool Detach()
+    {
+        if (!_armed)
+        {
+            return false;
+        }
+
+        _armed = false;
+        return true;
+    }
+
+    /// <summary>Wakes a waiter taken with <see cref="Detach"/>, continuing it on the calling thread (never under the lock).</summary>
+    public void WakeDetached()
+    {
+        // Only this completion runs inline: the next Arm turns the pool hand-off back on before anyone else can wake it.
+        _core.RunContinuationsAsynchronously = false;
+        _core.SetResult(true);
     }
 
     void IValueTaskSource.GetResult(short token) => _core.GetResult(token);

@@ -1,5 +1,6 @@
 using System;
 using System.Buffers;
+using System.Diagnostics;
 using System.IO;
 using System.Runtime.CompilerServices;
 using System.Threading;
@@ -87,8 +88,27 @@ internal sealed partial class Http2Stream
             _bodyFault = new BadHttpRequestException(RequestRejectionReason.BodyTooLarge);
         }
 
-        _readSignal.Set();
+        WakeReaderLocked();
         return true;
+    }
+
+    /// <summary>
+    /// Wakes the handler's body read, if one waits (under the lock, on the read loop): it continues once the read batch is
+    /// handled and the lock released, on the read loop's thread, where the connection runs its handlers.
+    /// </summary>
+    private void WakeReaderLocked()
+    {
+        if (_readSignal.Detach())
+        {
+            _connection.WakeAfterBatch(this);
+        }
+    }
+
+    /// <summary>Continues the body read <see cref="WakeReaderLocked"/> woke, on this thread (the read loop, after its batch, no lock held).</summary>
+    public void ContinueRead()
+    {
+        Debug.Assert(!_output.Gate.IsHeldByCurrentThread);
+        _readSignal.WakeDetached();
     }
 
     /// <summary>Reads request body bytes (RequestBodyReader.ReadAsync on HTTP/2).</summary>

@@ -129,8 +129,9 @@ internal sealed partial class Http2Stream : IHttpContextOwner
     }
 
     /// <summary>
-    /// Runs the application for the request (on the read loop, which has validated the head): inline, so a handler that
-    /// completes synchronously has its response written into the read batch's send without a thread switch.
+    /// Runs the application for the request (on the read loop, which has validated the head and handled the rest of the
+    /// read batch): inline, so a handler that completes synchronously has its response written into the read batch's send
+    /// without a thread switch.
     /// </summary>
     public void Start()
     {
@@ -373,7 +374,7 @@ internal sealed partial class Http2Stream : IHttpContextOwner
             CloseLocked(Http2StreamClosure.Ended);
         }
 
-        _readSignal.Set();
+        WakeReaderLocked();
     }
 
     /// <summary>The server sent END_STREAM (under the lock).</summary>
@@ -467,10 +468,19 @@ internal sealed partial class Http2Stream : IHttpContextOwner
         ResetFromServerLocked(code);
     }
 
-    /// <summary>A stream opened for a header block that did not decode (the connection ends): closed and freed, nothing sent.</summary>
+    /// <summary>
+    /// A stream whose handler never ran (its header block did not decode, or it was reset or its connection ended before its
+    /// handler's start at the end of the read batch): closed if it is not yet, and freed, nothing sent (under the lock).
+    /// </summary>
     public void DiscardUnstartedLocked()
     {
         _appRunning = false;
+        if (State == Http2StreamState.Closed)
+        {
+            _connection.ReleaseLocked(this);
+            return;
+        }
+
         _resetCode = Http2ErrorCode.Cancel;
         CloseLocked(Http2StreamClosure.ResetByServer);
     }

@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Linq;
 using System.Net.Http;
@@ -27,7 +28,7 @@ public abstract class GrpcTests
 
     protected virtual bool Secure => false;
 
-    private async Task<(AspNetTestApp Host, GrpcChannel Channel, Counter.CounterClient Client)> StartAsync()
+    private protected async Task<(AspNetTestApp Host, GrpcChannel Channel, Counter.CounterClient Client)> StartAsync()
     {
         string section = AspNetTestApp.ConfigurationSection(Server);
         AspNetTestApp host = await AspNetTestApp.StartAsync(Server, app => app.MapGrpcService<CounterService>(), builder =>
@@ -35,6 +36,7 @@ public abstract class GrpcTests
             AspNetTestApp.UseTestCertificate(builder, Server);
             builder.Services.AddGrpc();
             builder.Services.AddSingleton<CancellationSeen>();
+            builder.Services.AddSingleton<CallThreads>();
             builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?>
             {
                 [$"{section}:Endpoints:Grpc:Url"] = Secure ? "https://127.0.0.1:0" : "http://127.0.0.1:0",
@@ -49,7 +51,7 @@ public abstract class GrpcTests
         return (host, channel, new Counter.CounterClient(channel));
     }
 
-    private static CallOptions Bounded => new(deadline: DateTime.UtcNow + TestTimeouts.Operation);
+    private protected static CallOptions Bounded => new(deadline: DateTime.UtcNow + TestTimeouts.Operation);
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_unary_call_is_answered_over_HTTP2_with_the_services_trailers()
@@ -169,11 +171,18 @@ public sealed class CancellationSeen
     public TaskCompletionSource<bool> Seen { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 }
 
+/// <summary>Where the service's <c>Add</c> ran: true for each call that ran on a thread-pool thread.</summary>
+public sealed class CallThreads
+{
+    public ConcurrentQueue<bool> OnThreadPool { get; } = new();
+}
+
 /// <summary>The service of conformance.proto.</summary>
-public sealed class CounterService(CancellationSeen cancellationSeen) : Counter.CounterBase
+public sealed class CounterService(CancellationSeen cancellationSeen, CallThreads callThreads) : Counter.CounterBase
 {
     public override Task<Total> Add(AddRequest request, ServerCallContext context)
     {
+        callThreads.OnThreadPool.Enqueue(Thread.CurrentThread.IsThreadPoolThread);
         context.ResponseTrailers.Add("x-name", request.Name);
         return Task.FromResult(new Total { Value = request.A + request.B, Protocol = context.GetHttpContext().Request.Protocol });
     }
@@ -240,7 +249,7 @@ public sealed class GrpcTestsOnFalconetSockets : GrpcTests
     protected override WebServer Server => WebServer.FalconetSockets;
 }
 
-public sealed class GrpcTestsOnFalconetLibuv : GrpcTests
+public sealed class GrpcTestsOnFalconetLibuv : GrpcTestsOnLoop
 {
     protected override WebServer Server => WebServer.FalconetLibuv;
 }
@@ -252,9 +261,36 @@ public sealed class GrpcTestsOverTlsOnFalconetSockets : GrpcTests
     protected override bool Secure => true;
 }
 
-public sealed class GrpcTestsOverTlsOnFalconetLibuv : GrpcTests
+public sealed class GrpcTestsOverTlsOnFalconetLibuv : GrpcTestsOnLoop
 {
     protected override WebServer Server => WebServer.FalconetLibuv;
 
     protected override bool Secure => true;
+}
+
+/// <summary>
+/// The tests on a server whose handlers run inline on their connection's loop thread (Falconet's libuv default), and there
+/// a unary call runs from start to end: its message, read with or just after its HEADERS, is no reason for a hand-off to the
+/// thread pool.
+/// </summary>
+public abstract class GrpcTestsOnLoop : GrpcTests
+{
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Unary_calls_run_their_service_method_on_the_loop_thread_not_the_thread_pool()
+    {
+        (AspNetTestApp host, GrpcChannel channel, Counter.CounterClient client) = await StartAsync();
+        await using (host)
+        using (channel)
+        {
+            for (int i = 0; i < 20; i++)
+            {
+                Total total = await client.AddAsync(new AddRequest { A = i, B = 1, Name = "loop" }, Bounded);
+                total.Value.ShouldBe(i + 1);
+            }
+
+            ConcurrentQueue<bool> onThreadPool = host.App.Services.GetRequiredService<CallThreads>().OnThreadPool;
+            onThreadPool.Count.ShouldBe(20);
+            onThreadPool.ShouldAllBe(onPool => !onPool);
+        }
+    }
 }

@@ -25,17 +25,6 @@ public class Http2ProtocolErrorTests : Http2TestBase
     private static byte[] Frame(Http2FrameType type, Http2FrameFlags flags, int streamId, params byte[] payload)
         => FrameBytes(type, flags, streamId, payload);
 
-    private static byte[] Concat(params byte[][] parts)
-    {
-        var all = new List<byte>();
-        foreach (byte[] part in parts)
-        {
-            all.AddRange(part);
-        }
-
-        return all.ToArray();
-    }
-
     /// <summary>Name, what the client sends after the preface, and the connection error code expected.</summary>
     public static TheoryData<string> ConnectionErrors => new()
     {

@@ -124,6 +124,18 @@ internal sealed class Http2Client : IDisposable
         return frame;
     }
 
+    /// <summary>Frames (or any byte runs) as one array, to send them in one write.</summary>
+    public static byte[] Concat(params IEnumerable<byte[]> parts)
+    {
+        var all = new List<byte>();
+        foreach (byte[] part in parts)
+        {
+            all.AddRange(part);
+        }
+
+        return all.ToArray();
+    }
+
     public Task WriteSettingsAsync(params (int Id, uint Value)[] settings)
     {
         byte[] payload = new byte[settings.Length * 6];
