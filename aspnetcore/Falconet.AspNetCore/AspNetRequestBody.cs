@@ -102,7 +102,35 @@ internal sealed class AspNetRequestBodyStream : Stream
             throw new InvalidOperationException("Synchronous operations are disallowed. Call ReadAsync or set AllowSynchronousIO to true instead.");
         }
 
-        // The application chose blocking reads: wait for them, as Kestrel does.
+        if (_features.Context.IsOnOwnIoThread)
+        {
+            // The handler runs on the connection's I/O thread (a libuv or io_uring loop, a sockets lane): blocking there
+            // would stop the receive that brings the body, and every connection of that thread with it. Bytes already
+            // buffered are read; a read that would wait fails instead of hanging.
+            if (!HasStartedReading)
+            {
+                StartReading();
+            }
+
+            try
+            {
+                if (Reader.TryReadWithoutWaiting(buffer, out int buffered))
+                {
+                    return Count(buffered);
+                }
+            }
+            catch (FalconetBadHttpRequestException exception)
+            {
+                throw Translate(exception);
+            }
+
+            throw new InvalidOperationException(
+                "A synchronous read of the request body would wait on the connection's I/O thread, which is the thread that " +
+                "receives the body. Call ReadAsync, or run handlers on the thread pool (FalconetServerOptions.Scheduling = " +
+                "IoScheduling.ThreadPool).");
+        }
+
+        // The application chose blocking reads on a thread that can wait: wait for them, as Kestrel does.
         byte[] rented = ArrayPool<byte>.Shared.Rent(buffer.Length);
         try
         {

@@ -89,6 +89,8 @@ internal abstract class LoopConnection : TransportConnection, IThreadPoolWorkIte
 
     public override bool IsOnIoThread => !_inline || IsLoopThread;
 
+    internal override bool IsOwnIoThread => _inline && IsLoopThread;
+
     public override void Schedule(IThreadPoolWorkItem workItem)
     {
         ArgumentNullException.ThrowIfNull(workItem);

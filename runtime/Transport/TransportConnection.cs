@@ -50,6 +50,13 @@ public abstract class TransportConnection : IAsyncDisposable
     public virtual bool IsOnIoThread => true;
 
     /// <summary>
+    /// True when the calling thread is the connection's own I/O thread (a loop or lane that runs connection code inline):
+    /// a thread that blocks there waiting for this connection's bytes stops the I/O that would deliver them. False where
+    /// completions run on the thread pool.
+    /// </summary>
+    internal virtual bool IsOwnIoThread => false;
+
+    /// <summary>
     /// True when the code that continues after a pending receive or send is posted to the thread pool, so it runs on some
     /// pool thread rather than where the operation completed (libuv with <see cref="IoScheduling.ThreadPool"/>). A layer
     /// that keeps per-thread pooled state across such an await (SslStream's pooled async boxes) would rent on one thread

@@ -84,6 +84,9 @@ public class HttpContext
     /// </summary>
     public CancellationToken RequestAborted => _connection.RequestAborted;
 
+    /// <summary>True when the calling thread is the connection's own I/O thread, where blocking stops its I/O.</summary>
+    internal bool IsOnOwnIoThread => _connection.Transport.IsOwnIoThread;
+
     /// <summary>
     /// HTTP/1.1: closes the connection at once (TCP reset) after the handler returns; nothing more is sent. HTTP/2: resets the
     /// request's stream at once (RST_STREAM with INTERNAL_ERROR); the connection's other streams go on. Cancels

@@ -141,6 +141,38 @@ public sealed class RequestBodyReader
         return ReadSlowAsync(destination, cancellationToken);
     }
 
+    /// <summary>
+    /// Reads what is already buffered, without waiting for the peer: false when the read would have to wait (nothing is
+    /// consumed then, and no read is left pending). For a caller that blocks and must not block where the bytes arrive.
+    /// </summary>
+    /// <exception cref="BadHttpRequestException">As <see cref="ReadAsync"/>.</exception>
+    internal bool TryReadWithoutWaiting(Span<byte> destination, out int read)
+    {
+        read = 0;
+        if (_stream is not null)
+        {
+            return _completed || destination.IsEmpty || _stream.TryReadBodyWithoutWaiting(destination, out read);
+        }
+
+        if (Fault is not null)
+        {
+            throw Fault;
+        }
+
+        if (_completed || destination.IsEmpty)
+        {
+            return true;
+        }
+
+        if (_expectContinue)
+        {
+            return false;
+        }
+
+        read = ReadBuffered(destination);
+        return read > 0 || _completed;
+    }
+
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<int> ReadSlowAsync(Memory<byte> destination, CancellationToken cancellationToken)
     {

@@ -128,6 +128,18 @@ internal sealed partial class Http2Stream
         return wait ? ReadBodySlowAsync(destination, cancellationToken) : new ValueTask<int>(read);
     }
 
+    /// <summary>Reads buffered body bytes; false, with nothing consumed, when the read would have to wait for DATA.</summary>
+    internal bool TryReadBodyWithoutWaiting(Span<byte> destination, out int read)
+    {
+        read = TryReadBody(destination, out bool wait, out bool flush);
+        if (flush)
+        {
+            _output.Flush();
+        }
+
+        return !wait;
+    }
+
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<int> ReadBodySlowAsync(Memory<byte> destination, CancellationToken cancellationToken)
     {

@@ -63,6 +63,8 @@ internal sealed class ProxiedConnection : TransportConnection
 
     public override bool IsOnIoThread => _inner.IsOnIoThread;
 
+    internal override bool IsOwnIoThread => _inner.IsOwnIoThread;
+
     public override bool CompletesOnThreadPool => _inner.CompletesOnThreadPool;
 
     public override int MaxGatheredSegments => _inner.MaxGatheredSegments;

@@ -74,6 +74,8 @@ internal sealed class SocketConnection : TransportConnection
 
     public override bool IsOnIoThread => _lane is null || _lane.IsLaneThread;
 
+    internal override bool IsOwnIoThread => _lane is not null && _lane.IsLaneThread;
+
     public override void Schedule(IThreadPoolWorkItem workItem)
     {
         ArgumentNullException.ThrowIfNull(workItem);

@@ -106,6 +106,8 @@ internal sealed partial class TlsConnection : TransportConnection, IValueTaskSou
 
     public override bool IsOnIoThread => _inner.IsOnIoThread;
 
+    internal override bool IsOwnIoThread => _inner.IsOwnIoThread;
+
     public override bool CompletesOnThreadPool => _inner.CompletesOnThreadPool;
 
     /// <summary>Any number: a send encrypts its segments into records, and the records' own sends keep within the inner connection's bound.</summary>

@@ -269,6 +269,51 @@ public abstract class FeatureTests
 
         (await host.Http.GetStringAsync("")).ShouldBe("allowed|InvalidOperationException");
     }
+
+    /// <summary>Whether this server runs handlers on the connection's own I/O thread (Falconet's libuv loop).</summary>
+    protected virtual bool HandlersRunOnIoThread => false;
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_synchronous_body_read_that_would_wait_fails_on_the_io_thread_and_waits_elsewhere()
+    {
+        await using AspNetTestApp host = await StartAsync(app => app.MapPost("/", (HttpContext context) =>
+        {
+            context.Features.Get<IHttpBodyControlFeature>()!.AllowSynchronousIO = true;
+            byte[] buffer = new byte[16];
+            int total = 0;
+            try
+            {
+                int read;
+                while ((read = context.Request.Body.Read(buffer, total, buffer.Length - total)) > 0)
+                {
+                    total += read;
+                }
+
+                return "read:" + System.Text.Encoding.ASCII.GetString(buffer, 0, total);
+            }
+            catch (InvalidOperationException)
+            {
+                return "refused after " + total;
+            }
+        }));
+
+        // The body in the same write as the head: buffered when the handler reads, so it reads on every thread.
+        using (RawClient together = host.Connect())
+        {
+            await together.SendAsync("POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\n\r\nhello");
+            (await together.ReadResponseAsync()).BodyText.ShouldBe("read:hello");
+        }
+
+        // The body later than the head: a thread that can wait waits for it; the I/O thread refuses instead of hanging,
+        // and the connection still answers its next request.
+        using RawClient late = host.Connect();
+        await late.SendAsync("POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\n\r\n");
+        await Task.Delay(200);
+        await late.SendAsync("hello");
+        (await late.ReadResponseAsync()).BodyText.ShouldBe(HandlersRunOnIoThread ? "refused after 0" : "read:hello");
+        await late.SendAsync("POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 2\r\n\r\nok");
+        (await late.ReadResponseAsync()).BodyText.ShouldBe("read:ok");
+    }
 }
 
 public sealed class FeatureTestsOnKestrel : FeatureTests
@@ -284,4 +329,6 @@ public sealed class FeatureTestsOnFalconetSockets : FeatureTests
 public sealed class FeatureTestsOnFalconetLibuv : FeatureTests
 {
     protected override WebServer Server => WebServer.FalconetLibuv;
+
+    protected override bool HandlersRunOnIoThread => true;
 }
