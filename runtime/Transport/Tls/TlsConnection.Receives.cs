@@ -6,14 +6,13 @@ using System.Threading.Tasks.Sources;
 
 namespace Falconet.Transport.Tls;
 
-/// <summary>Receives: one SslStream read into the caller's block, waiting for the peer's records first where the inner connection completes on the thread pool.</summary>
+/// <summary>Receives: one SslStream read into the caller's block, after waiting for the peer's records where SslStream would wait inside.</summary>
 internal sealed partial class TlsConnection
 {
     // Receives: whether the next one may wait for the peer before reading through SslStream (see ReceiveAsync).
     private readonly ReadAfterRecords _readAfterRecords;
     private int _receiveLength;
     private bool _readMayWaitFirst;
-    private readonly bool _waitForRecordsFirst;
 
     public override ValueTask<int> ReceiveAsync(Memory<byte> buffer, CancellationToken ct = default)
     {
@@ -34,10 +33,12 @@ internal sealed partial class TlsConnection
         }
 
         _receiveLength = buffer.Length;
-        if (_waitForRecordsFirst && _readMayWaitFirst && _stream.SslStreamNeedsRecords)
+        if (_readMayWaitFirst && _stream.SslStreamNeedsRecords)
         {
-            // SslStream would wait for the peer inside this read, and its pooled boxes would be rented here and returned
-            // on the thread the bytes arrive on: wait for them first, then read there (normally completing at once).
+            // SslStream would wait for the peer inside this read: wait for the bytes first (into a pool block), then read
+            // where they arrived, normally completing at once. A read that waits inside costs SslStream two suspended async
+            // methods and a pinned buffer per receive, and on the thread pool its pooled boxes would be rented on one
+            // thread and returned on another.
             // The wait's outcome is read exactly once: here when it completed at once, else by the receive that waits for it.
             // (A second look at IsCompleted could find it completed in between and leave it unread: its reusable source then
             // stayed taken, later waits fell back to pooled boxes, and the connection failed on a stale token.)
