@@ -87,6 +87,9 @@ internal sealed partial class TlsConnection
         }
     }
 
+    /// <summary>True while a pending receive waits for the peer's records before it reads through SslStream.</summary>
+    internal bool ReceiveWaitsForRecords => _readAfterRecords.WaitingForRecords;
+
     private int CompleteReceive(ValueTask<int> read)
     {
         _readMayWaitFirst = false;
@@ -118,6 +121,7 @@ internal sealed partial class TlsConnection
         private readonly Action _onRead;
         private ManualResetValueTaskSourceCore<int> _core;
         private ValueTask<int> _pending;
+        private bool _waitingForRecords;
         private Memory<byte> _buffer;
         private CancellationToken _token;
 
@@ -134,6 +138,7 @@ internal sealed partial class TlsConnection
             _buffer = buffer;
             _token = ct;
             _pending = wait;
+            Volatile.Write(ref _waitingForRecords, true);
             short version = _core.Version;
             wait.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_onRecords);
             return new ValueTask<int>(this, version);
@@ -145,8 +150,12 @@ internal sealed partial class TlsConnection
                 ? exception
                 : new IOException("Unable to read data from the transport connection: " + exception.Message, exception);
 
+        /// <summary>True while a receive waits for the peer's records and SslStream has not been called yet.</summary>
+        public bool WaitingForRecords => Volatile.Read(ref _waitingForRecords);
+
         private void OnRecords()
         {
+            Volatile.Write(ref _waitingForRecords, false);
             ValueTask<int> wait = _pending;
             _pending = default;
             ValueTask<int> read;
