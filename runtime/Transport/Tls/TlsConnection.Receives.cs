@@ -36,9 +36,9 @@ internal sealed partial class TlsConnection
         if (_readMayWaitFirst && _stream.SslStreamNeedsRecords)
         {
             // SslStream would wait for the peer inside this read: wait for the bytes first (into a pool block), then read
-            // where they arrived, normally completing at once. A read that waits inside costs SslStream two suspended async
-            // methods and a pinned buffer per receive, and on the thread pool its pooled boxes would be rented on one
-            // thread and returned on another.
+            // where they arrived, normally completing at once. A read that waits inside suspends two of SslStream's async
+            // methods per receive, and on the thread pool their pooled boxes would be rented on one thread and returned on
+            // another.
             // The wait's outcome is read exactly once: here when it completed at once, else by the receive that waits for it.
             // (A second look at IsCompleted could find it completed in between and leave it unread: its reusable source then
             // stayed taken, later waits fell back to pooled boxes, and the connection failed on a stale token.)
