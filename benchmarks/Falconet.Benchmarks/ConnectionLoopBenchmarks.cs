@@ -82,11 +82,12 @@ public class ConnectionLoopBenchmarks
     /// standard input, runs MEASURED connections, prints "done" and the request count, and waits for another line before it
     /// exits. Between the two lines an instruction counter outside the process counts exactly the measured requests
     /// (valgrind's callgrind with <c>--instr-atstart=no</c>, switched on and dumped with <c>callgrind_control</c>; see
-    /// benchmarks/load/callgrind-loop.sh).
+    /// benchmarks/load/callgrind-loop.sh). With <c>cookie</c> after MEASURED, each request of a batch carries a Cookie of its
+    /// own, so that no two consecutive header sections are the same.
     /// </summary>
-    public static void RunCounted(int depth, string path, int warmUpConnections, int measuredConnections)
+    public static void RunCounted(int depth, string path, int warmUpConnections, int measuredConnections, bool rotatingCookie = false)
     {
-        var loop = new ConnectionLoop(depth, path);
+        var loop = new ConnectionLoop(depth, path, rotatingCookie);
         long checksum = 0;
         for (int i = 0; i < warmUpConnections; i++)
         {
@@ -112,15 +113,22 @@ public class ConnectionLoopBenchmarks
         private readonly HttpConnectionSettings _settings;
         private readonly byte[] _batch;
 
-        public ConnectionLoop(int depth, string path)
+        /// <param name="rotatingCookie">Each request of a batch carries a Cookie of its own (a session that changes per request).</param>
+        public ConnectionLoop(int depth, string path, bool rotatingCookie = false)
         {
             string request = "GET " + path + " HTTP/1.1\r\nHost: tfb-server\r\n"
                 + "Accept: text/plain,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7\r\n"
-                + "Connection: keep-alive\r\n\r\n";
+                + "Connection: keep-alive\r\n";
             var batch = new StringBuilder();
             for (int i = 0; i < depth; i++)
             {
                 batch.Append(request);
+                if (rotatingCookie)
+                {
+                    batch.Append(FormattableString.Invariant($"Cookie: session=5f1c2a9e{i:D4}\r\n"));
+                }
+
+                batch.Append("\r\n");
             }
 
             _batch = Encoding.ASCII.GetBytes(batch.ToString());

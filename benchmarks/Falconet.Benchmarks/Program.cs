@@ -47,10 +47,12 @@ public static class Program
             return;
         }
 
-        if (args is ["--connection-loop-count", string countedDepth, string countedPath, string warmUp, string measured])
+        if (args is ["--connection-loop-count", string countedDepth, string countedPath, string warmUp, string measured, .. string[] variant]
+            && variant is [] or ["cookie"])
         {
             ConnectionLoopBenchmarks.RunCounted(int.Parse(countedDepth, System.Globalization.CultureInfo.InvariantCulture), countedPath,
-                int.Parse(warmUp, System.Globalization.CultureInfo.InvariantCulture), int.Parse(measured, System.Globalization.CultureInfo.InvariantCulture));
+                int.Parse(warmUp, System.Globalization.CultureInfo.InvariantCulture), int.Parse(measured, System.Globalization.CultureInfo.InvariantCulture),
+                rotatingCookie: variant is ["cookie"]);
             return;
         }
 

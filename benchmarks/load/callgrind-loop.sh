@@ -3,10 +3,11 @@
 # callgrind: a count that does not move with the load on the machine. The benchmark runs WARMUP connections uncounted
 # (so the path runs tier-1 code), then MEASURED connections with callgrind's instrumentation on.
 #
-#   benchmarks/load/callgrind-loop.sh [--depth N] [--path P] [--warmup N] [--measured N] [--bench DIR] [--out DIR]
+#   benchmarks/load/callgrind-loop.sh [--depth N] [--path P] [--cookie] [--warmup N] [--measured N] [--bench DIR] [--out DIR]
 #
 #   --depth N      requests per read batch [16]
 #   --path P       the request target [/plaintext]
+#   --cookie       each request of a batch carries a Cookie of its own: no two consecutive header sections are the same
 #   --warmup N     uncounted connections of 1000 batches first [60]
 #   --measured N   counted connections [4]
 #   --bench DIR    a built Falconet.Benchmarks output folder [benchmarks/Falconet.Benchmarks/bin/Release/net10.0]
@@ -22,11 +23,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source benchmarks/load/callgrind-marked.sh
-depth=16 path=/plaintext warmup=60 measured=4 bench=benchmarks/Falconet.Benchmarks/bin/Release/net10.0 out="" disasm=""
+depth=16 path=/plaintext warmup=60 measured=4 bench=benchmarks/Falconet.Benchmarks/bin/Release/net10.0 out="" disasm="" variant=()
 while [ "$#" -gt 0 ]; do
   case $1 in
     --depth) depth=$2; shift ;;
     --path) path=$2; shift ;;
+    --cookie) variant=(cookie) ;;
     --warmup) warmup=$2; shift ;;
     --measured) measured=$2; shift ;;
     --bench) bench=$2; shift ;;
@@ -44,7 +46,7 @@ out=$(cd "$out" && pwd)
 counting=()
 if [ -n "$disasm" ]; then export DOTNET_JitDisasm="$disasm"; counting=(--dump-instr=yes); fi
 callgrind_marked "$out" "${counting[@]}" -- \
-  dotnet "$bench/Falconet.Benchmarks.dll" --connection-loop-count "$depth" "$path" "$warmup" "$measured"
+  dotnet "$bench/Falconet.Benchmarks.dll" --connection-loop-count "$depth" "$path" "$warmup" "$measured" "${variant[@]}"
 requests=$(sed -n 's/^done requests=\([0-9]*\).*/\1/p' "$out/bench.txt")
 dump=$(ls "$out"/callgrind.out.* | head -1)
 minopts=$(grep 'MinOpts' "$out/jit.txt" | grep 'Falconet' || true)

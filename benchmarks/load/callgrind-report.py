@@ -50,5 +50,11 @@ for line in text.splitlines():
     costs[short(name)] = costs.get(short(name), 0) + instructions
 
 print(f"{total / requests:.0f} instructions per request ({total:,} for {requests:,} requests)")
+# Methods the runtime compiles again (a later tier) while the requests are counted add the JIT's work, and the runtime's
+# and libc's around it, to the native part; the JIT-compiled part (managed frames and the runtime's stubs) compares
+# builds run for run.
+managed = sum(v for k, v in costs.items() if re.search(r"\[(Optimized\w*|Tier\w*|QuickJitted\w*|Instrumented\w*)\]$", k) or k.startswith("stub "))
+jit = sum(v for k, v in costs.items() if "libclrjit.so" in k)
+print(f"{managed / requests:.0f} in JIT-compiled code, {(total - managed) / requests:.0f} in native code (of which the JIT compiler {jit / requests:.0f})")
 for name, instructions in sorted(costs.items(), key=lambda kv: -kv[1])[:top]:
     print(f"{instructions / requests:8.1f}  {100 * instructions / total:5.1f} %  {name[:150]}")

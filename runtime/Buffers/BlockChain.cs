@@ -1,5 +1,6 @@
 using System;
 using System.Buffers;
+using System.Runtime.CompilerServices;
 
 namespace Falconet.Buffers;
 
@@ -286,7 +287,21 @@ public sealed class BlockChain : IBufferWriter<byte>, IDisposable
     /// <inheritdoc/>
     Span<byte> IBufferWriter<byte>.GetSpan(int sizeHint) => GetWritableSpan(sizeHint);
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private MemoryBlock EnsureTail(int sizeHint)
+    {
+        // The common case inline: a tail with room for the hint (1 to a block).
+        MemoryBlock? tail = _tail;
+        if (tail is not null && (uint)(sizeHint - 1) < (uint)(SlabMemoryPool.BlockSize - tail.End))
+        {
+            return tail;
+        }
+
+        return AppendTail(sizeHint);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private MemoryBlock AppendTail(int sizeHint)
     {
         if (sizeHint > SlabMemoryPool.BlockSize)
         {

@@ -38,6 +38,13 @@ public class HttpRequest
     private bool _authorityCurrent;
     private RequestHeaders? _trailers;
 
+    // The request line the fields above were last set from by the one-call parse of a head, as received (method, target,
+    // version and CRLF), or none: any other way of setting them forgets it.
+    private RepeatedBytes _line;
+
+    /// <summary>The longest request line kept for <see cref="TryRepeatRequestLine"/>.</summary>
+    internal const int MaxRepeatedLineLength = 256;
+
     internal HttpRequest(RequestHeaders headers, RequestBodyReader bodyReader)
     {
         Headers = headers;
@@ -205,6 +212,7 @@ public class HttpRequest
     internal void SetRequestLine(KnownMethod method, ReadOnlySpan<byte> methodToken, ReadOnlySpan<byte> target,
         RequestTargetForm form, int queryIndex, KnownVersion version)
     {
+        _line.Forget();
         Method = method;
         Version = version;
         TargetForm = form;
@@ -237,6 +245,31 @@ public class HttpRequest
         BodyKind = RequestBodyKind.None;
         _trailers?.Clear();
     }
+
+    /// <summary>
+    /// When <paramref name="received"/> starts with the request line this request was set from last (see
+    /// <see cref="RememberRequestLine"/>), makes it this request's again and returns the line's length; otherwise 0 and
+    /// nothing changes.
+    /// </summary>
+    /// <remarks>
+    /// The same bytes parse to the same method, target, query and version, which the fields still hold: only the state of
+    /// the request that came after the line is reset. The path and query strings made for the previous request stay
+    /// current (they were made from the same bytes).
+    /// </remarks>
+    internal int TryRepeatRequestLine(ReadOnlySpan<byte> received)
+    {
+        int length = _line.Match(received);
+        if (length != 0)
+        {
+            BodyKind = RequestBodyKind.None;
+            _trailers?.Clear();
+        }
+
+        return length;
+    }
+
+    /// <summary>Keeps <paramref name="line"/>, the bytes the request line was just set from, for <see cref="TryRepeatRequestLine"/>.</summary>
+    internal void RememberRequestLine(ReadOnlySpan<byte> line) => _line.Keep(line, MaxRepeatedLineLength);
 
     // "http://host:port/path": the authority follows "://" and the path starts at the next '/'; a bare authority has an empty path.
     private static int FindAbsolutePathStart(ReadOnlySpan<byte> target, out int authorityStart)

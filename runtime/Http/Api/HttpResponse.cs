@@ -1,6 +1,7 @@
 using System;
 using System.Buffers;
 using System.IO;
+using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Buffers;
@@ -251,12 +252,13 @@ public partial class HttpResponse
     internal ValueTask WaitForWriteBehindAsync(CancellationToken cancellationToken)
         => _stream is not null ? Http2WaitForRoomAsync(cancellationToken) : _output.IsOverLimit ? _output.FlushAsync(cancellationToken) : default;
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void CountBodyBytes(int count)
     {
         ThrowIfCompleted();
         if (HttpStatusLines.IsBodyless(_statusCode))
         {
-            throw new InvalidOperationException($"A response with status {_statusCode} has no body.");
+            ThrowBodyless(_statusCode);
         }
 
         // Checked before the bytes are buffered anywhere, whether or not the head is out: nothing past the
@@ -270,6 +272,9 @@ public partial class HttpResponse
 
         _bodyBytes = total;
     }
+
+    private static void ThrowBodyless(int statusCode)
+        => throw new InvalidOperationException($"A response with status {statusCode} has no body.");
 
     private static void ThrowPastContentLength(long declared, long total)
         => throw new InvalidOperationException(

@@ -29,6 +29,14 @@ public abstract class HeaderCollection : IDictionary<string, StringValues>
     private protected long? _contentLength;
     private protected Dictionary<string, StringValues>? _unknown;
     private protected KnownValueSlots _values;
+
+    // Bit i set: slot i was given a value other than the object it held when the last consumer kept the slots' values
+    // (ResponseHeaderCollection.TryKeepKnownValues). A slot given the object it already holds is left as it is.
+    private protected ulong _replacedValues;
+
+    // StringValues keeps its string (or string[]) in its one field: then a value's identity is that object, read with one
+    // load. Checked once; were it ever otherwise, every value given to a slot would count as replaced.
+    private static readonly bool s_valueIsOneReference = ValueIsOneReference();
     private string? _contentLengthText;
     private long _contentLengthTextValue;
 
@@ -68,10 +76,32 @@ public abstract class HeaderCollection : IDictionary<string, StringValues>
         }
         else
         {
-            _values[index] = value;
+            // The same object again (a shared Date value, an application's static Content-Type) is not stored again: no
+            // write barrier, and the slot still counts as holding what a consumer kept.
+            ref StringValues slot = ref _values[index];
+            if (!s_valueIsOneReference || !ReferenceEquals(ValueObject(ref slot), ValueObject(ref value)))
+            {
+                slot = value;
+                _replacedValues |= bit;
+            }
+
             _bits |= bit;
             _reusable &= ~bit;
         }
+    }
+
+    /// <summary>The string or string[] a value holds, when <see cref="s_valueIsOneReference"/> (otherwise meaningless).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private protected static object? ValueObject(ref StringValues value) => Unsafe.As<StringValues, object?>(ref value);
+
+    /// <summary>True when the values of the slots can be told apart by <see cref="ValueObject"/>.</summary>
+    private protected static bool ValueIdentityKnown => s_valueIsOneReference;
+
+    private static bool ValueIsOneReference()
+    {
+        string probe = "probe";
+        var value = new StringValues(probe);
+        return Unsafe.SizeOf<StringValues>() == IntPtr.Size && ReferenceEquals(Unsafe.As<StringValues, object?>(ref value), probe);
     }
 
     /// <summary>The Content-Length header as a number; null when absent.</summary>

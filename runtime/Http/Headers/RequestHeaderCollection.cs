@@ -22,12 +22,10 @@ public abstract class RequestHeaderCollection : HeaderCollection
     private PreviousValueIds _previousIds;
 
     // The last header section parsed into this collection, as received, when it left only known headers each holding the
-    // string still in its slot (see RememberSection); _sectionLength 0 when there is none to repeat.
-    private byte[]? _section;
-    private int _sectionLength;
+    // string still in its slot (see RememberSection); none when there is nothing to repeat.
+    private RepeatedBytes _section;
     private ulong _sectionBits;
     private long? _sectionContentLength;
-    private bool _sectionOffered;
 
     /// <summary>An empty collection of the headers in <paramref name="table"/>.</summary>
     protected RequestHeaderCollection(HeaderTable table)
@@ -133,7 +131,7 @@ public abstract class RequestHeaderCollection : HeaderCollection
     private void AppendKnown(int index, ReadOnlySpan<byte> value, ulong valueId)
     {
         // A slot changes: the section remembered no longer describes what the slots hold.
-        _sectionLength = 0;
+        _section.Forget();
         ulong bit = 1UL << index;
         ref StringValues slot = ref _values[index];
         ref string? previous = ref _previous[index];
@@ -144,6 +142,7 @@ public abstract class RequestHeaderCollection : HeaderCollection
         string text = !previousCompared && previous is not null && previous.Length == value.Length && Latin1.Equals(value, previous)
             ? previous
             : HeaderText.GetValueString(value, _table.GetKnownValues(index));
+        _replacedValues |= bit;
         if ((_bits & bit) == 0)
         {
             slot = text;
@@ -176,9 +175,8 @@ public abstract class RequestHeaderCollection : HeaderCollection
     /// </remarks>
     internal int TryRepeatSection(ReadOnlySpan<byte> received)
     {
-        int length = _sectionLength;
-        if (length == 0 || received.Length < length || (_reusable & _sectionBits) != _sectionBits
-            || !received[..length].SequenceEqual(new ReadOnlySpan<byte>(_section, 0, length)))
+        int length;
+        if ((_reusable & _sectionBits) != _sectionBits || (length = _section.Match(received)) == 0)
         {
             return 0;
         }
@@ -192,35 +190,22 @@ public abstract class RequestHeaderCollection : HeaderCollection
     /// Keeps <paramref name="section"/>, the bytes of the header section just parsed into this collection (up to and including
     /// its empty line), for <see cref="TryRepeatSection"/>: only when every header present is a known one holding the one
     /// string its slot keeps, and the section is at most <see cref="MaxRepeatedSectionLength"/> bytes; otherwise the
-    /// previous section is forgotten. The first section offered is not kept, so a connection that makes one request holds
-    /// no copy; the copy is made from the second on.
+    /// previous section is forgotten. <see cref="RepeatedBytes"/> decides the rest: the first section offered is not kept,
+    /// so a connection that makes one request holds no copy, and a connection whose sections keep changing stops keeping.
     /// </summary>
     internal void RememberSection(ReadOnlySpan<byte> section)
     {
-        if (section.Length > MaxRepeatedSectionLength || (_reusable & _bits) != _bits || _unknown is { Count: > 0 })
+        if ((_reusable & _bits) != _bits || _unknown is { Count: > 0 })
         {
-            _sectionLength = 0;
+            _section.Forget();
             return;
         }
 
-        if (_section is null || _section.Length < section.Length)
+        if (_section.Keep(section, MaxRepeatedSectionLength))
         {
-            if (!_sectionOffered)
-            {
-                // The first section is not kept: a connection that makes one request and then idles holds no copy.
-                _sectionOffered = true;
-                _sectionLength = 0;
-                return;
-            }
-
-            // Grows at most a few times per connection (256, 512, 1024 bytes), never per request.
-            _section = new byte[Math.Max(256, (int)BitOperations.RoundUpToPowerOf2((uint)section.Length))];
+            _sectionBits = _bits;
+            _sectionContentLength = _contentLength;
         }
-
-        section.CopyTo(_section);
-        _sectionLength = section.Length;
-        _sectionBits = _bits;
-        _sectionContentLength = _contentLength;
     }
 
     private void AppendUnknown(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)

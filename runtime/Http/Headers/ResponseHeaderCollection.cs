@@ -85,39 +85,33 @@ public abstract class ResponseHeaderCollection : HeaderCollection
     }
 
     /// <summary>
-    /// True when the known headers are those of <paramref name="bits"/> and each holds one value, the string instance at its
-    /// place (in bit order) in <paramref name="values"/>: then they write the bytes they wrote when <see cref="GetKnownValues"/> ran.
+    /// True when the known headers present are those of <paramref name="bits"/>, each still holding the string it held when
+    /// <see cref="TryKeepKnownValues"/> last succeeded: then they write the bytes they wrote then.
     /// </summary>
-    internal bool HasKnownValues(ulong bits, string?[] values)
+    internal bool HasKeptKnownValues(ulong bits) => _bits == bits && (_replacedValues & bits) == 0;
+
+    /// <summary>
+    /// Marks the values of the known headers present as kept (see <see cref="HasKeptKnownValues"/>) when each is one string;
+    /// false, with nothing marked, when a value is several strings (or a string array, whose element could change) or value
+    /// identities cannot be read. One consumer per collection: the connection's <see cref="Http1.Http1ResponseHead"/>.
+    /// </summary>
+    internal bool TryKeepKnownValues()
     {
-        if (_bits != bits)
+        if (!ValueIdentityKnown)
         {
             return false;
         }
 
-        int i = 0;
-        for (; bits != 0; bits &= bits - 1)
+        for (ulong bits = _bits; bits != 0; bits &= bits - 1)
         {
-            StringValues value = _values[BitOperations.TrailingZeroCount(bits)];
-            if (value.Count != 1 || (uint)i >= (uint)values.Length || !ReferenceEquals(value[0], values[i]))
+            if (ValueObject(ref _values[BitOperations.TrailingZeroCount(bits)]) is not string)
             {
                 return false;
             }
-
-            i++;
         }
 
+        _replacedValues = 0;
         return true;
-    }
-
-    /// <summary>Copies the value of each known header (each holds one) into <paramref name="values"/>, in bit order.</summary>
-    internal void GetKnownValues(string?[] values)
-    {
-        int i = 0;
-        for (ulong bits = _bits; bits != 0; bits &= bits - 1)
-        {
-            values[i++] = _values[BitOperations.TrailingZeroCount(bits)][0];
-        }
     }
 
     /// <summary>The most bytes of Content-Length and the unknown headers, once every one is known to be writable.</summary>

@@ -175,4 +175,50 @@ public class RepeatedHeaderSectionTests : ServerTests
         reparsed.Clear();
         reparsed.TryRepeatSection(s_section).ShouldBe(0, "a new value in a slot forgets the kept section");
     }
+
+    [Fact]
+    public void A_collection_whose_sections_keep_changing_stops_keeping_them_after_two_misses()
+    {
+        var headers = new RequestHeaders();
+        Parse(headers, "first");
+        Parse(headers, "second");
+        for (int miss = 0; miss < RepeatedBytes.MaxMisses; miss++)
+        {
+            headers.Clear();
+            headers.TryRepeatSection(s_otherSection).ShouldBe(0);
+            Parse(headers, "third" + miss);
+        }
+
+        headers.Clear();
+        headers.TryRepeatSection(s_section).ShouldBe(0, "nothing was kept after the second miss");
+        Parse(headers);
+        headers.Clear();
+        headers.TryRepeatSection(s_section).ShouldBe(0, "nor is anything kept later");
+    }
+
+    // s_section with a byte of its Accept value changed.
+    private static readonly byte[] s_otherSection = Encoding.ASCII.GetBytes(
+        $"Host: tfb-server\r\nAccept: {Accept.Replace("q=0.7", "q=0.6", StringComparison.Ordinal)}\r\nContent-Length: 5\r\n\r\n");
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Pipelined_requests_with_a_rotating_cookie_each_see_their_own_cookie()
+    {
+        await using TestServer host = await StartServerAsync(context =>
+        {
+            context.Response.Write(Encoding.Latin1.GetBytes($"{context.Request.Headers["Cookie"]}|{context.Request.Headers.Host}"));
+            return default;
+        });
+        using RawClient client = host.Connect();
+        var batch = new StringBuilder();
+        for (int i = 0; i < 8; i++)
+        {
+            batch.Append(Head("/c", $"Host: tfb-server\r\nAccept: {Accept}\r\nCookie: id={i % 3}\r\n"));
+        }
+
+        await client.SendAsync(batch.ToString());
+        for (int i = 0; i < 8; i++)
+        {
+            (await client.ReadResponseAsync()).BodyText.ShouldBe($"id={i % 3}|tfb-server");
+        }
+    }
 }

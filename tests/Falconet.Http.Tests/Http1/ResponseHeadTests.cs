@@ -181,6 +181,129 @@ public class ResponseHeadTests : ServerTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Responses_like_the_previous_one_are_still_framed_for_their_own_request_and_connection()
+    {
+        // The connection writes a head the same as the previous one in one copy; each request below changes one thing that
+        // must show in its head, right after responses that were copied.
+        var type = new StringValues("text/plain");
+        await using TestServer host = await StartServerAsync(context =>
+        {
+            context.Response.Headers.ContentType = type;
+            if (context.Request.Path == "/close")
+            {
+                context.Response.Headers.Connection = "close";
+            }
+
+            context.Response.Write("hello"u8);
+            return default;
+        });
+        const string Same = "GET /same HTTP/1.1\r\nHost: test\r\n\r\n";
+        (string Request, string? Connection, bool Head, bool Closes)[] expected =
+        [
+            (Same, null, false, false),
+            (Same, null, false, false),
+            (Same, null, false, false),
+            ("HEAD /same HTTP/1.1\r\nHost: test\r\n\r\n", null, true, false),
+            (Same, null, false, false),
+            ("GET /same HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", "keep-alive", false, false),
+            (Same, null, false, false),
+            (Same, null, false, false),
+            ("GET /same HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n", "close", false, true),
+        ];
+        using RawClient client = host.Connect();
+        await client.SendAsync(string.Concat(Array.ConvertAll(expected, e => e.Request)));
+        foreach ((string request, string? connection, bool head, bool closes) in expected)
+        {
+            RawResponse response = await client.ReadResponseAsync(headRequest: head);
+            response.StatusCode.ShouldBe(200, request);
+            response.Header("Connection").ShouldBe(connection, request);
+            response.Header("Content-Length").ShouldBe("5", request);
+            response.Header("Content-Type").ShouldBe("text/plain", request);
+            response.BodyText.ShouldBe(head ? "" : "hello", request);
+            if (closes)
+            {
+                (await client.IsClosedByServerAsync()).ShouldBeTrue(request);
+            }
+        }
+
+        // The application's own Connection: close, after copied heads on a new connection.
+        using RawClient second = host.Connect();
+        await second.SendAsync(Same + Same + Same + "GET /close HTTP/1.1\r\nHost: test\r\n\r\n");
+        for (int i = 0; i < 3; i++)
+        {
+            (await second.ReadResponseAsync()).Header("Connection").ShouldBeNull();
+        }
+
+        (await second.ReadResponseAsync()).Header("Connection").ShouldBe("close");
+        (await second.IsClosedByServerAsync()).ShouldBeTrue();
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_copied_head_takes_the_new_Date_once_the_second_changes()
+    {
+        await using TestServer host = await StartServerAsync(context =>
+        {
+            context.Response.Write("x"u8);
+            return default;
+        });
+        using RawClient client = host.Connect();
+        const string Same = "GET /same HTTP/1.1\r\nHost: test\r\n\r\n";
+        string? first = null;
+        for (int i = 0; i < 3; i++)
+        {
+            await client.SendAsync(Same);
+            first = (await client.ReadResponseAsync()).Header("Date");
+        }
+
+        // Bounded: the value changes once a second.
+        var waited = System.Diagnostics.Stopwatch.StartNew();
+        while (DateHeaderValues.Text == first && waited.Elapsed < TimeSpan.FromSeconds(3))
+        {
+            await Task.Delay(20);
+        }
+
+        string now = DateHeaderValues.Text;
+        now.ShouldNotBe(first);
+        await client.SendAsync(Same);
+        string? date = (await client.ReadResponseAsync()).Header("Date");
+        date.ShouldNotBe(first);
+        DateTimeOffset.Parse(date!, System.Globalization.CultureInfo.InvariantCulture).ShouldBeGreaterThanOrEqualTo(
+            DateTimeOffset.Parse(now, System.Globalization.CultureInfo.InvariantCulture));
+    }
+
+    [Fact]
+    public void Kept_header_values_stay_kept_while_slots_are_given_the_same_strings_and_not_once_one_is_replaced()
+    {
+        var headers = new ResponseHeaders();
+        var type = new StringValues("text/plain");
+        var server = new StringValues("Falconet");
+        headers.ContentType = type;
+        headers.Server = server;
+        headers.TryKeepKnownValues().ShouldBeTrue();
+        ulong kept = headers.KnownBits;
+
+        // The next response: cleared, then the same instances set again.
+        headers.Clear();
+        headers.ContentType = type;
+        headers.HasKeptKnownValues(kept).ShouldBeFalse("Server is not set yet");
+        headers.Server = server;
+        headers.HasKeptKnownValues(kept).ShouldBeTrue();
+
+        headers.Clear();
+        headers.ContentType = type;
+        headers.Server = new string("Falconet".AsSpan());
+        headers.HasKeptKnownValues(kept).ShouldBeFalse("an equal string that is another instance is a replacement");
+        headers.Server.ToString().ShouldBe("Falconet");
+
+        headers.TryKeepKnownValues().ShouldBeTrue();
+        headers.Server = server;
+        headers.HasKeptKnownValues(kept).ShouldBeFalse("the kept one was the other instance");
+
+        headers.CacheControl = new StringValues(["no-cache"]);
+        headers.TryKeepKnownValues().ShouldBeFalse("a string array's element can change under the same instance");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Head_failing_after_several_blocks_of_headers_is_taken_back_whole()
     {
         string large = new('v', 9_000);

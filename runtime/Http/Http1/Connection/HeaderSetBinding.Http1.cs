@@ -15,7 +15,7 @@ internal abstract partial class HeaderSetBinding
 
     /// <summary>
     /// <see cref="Http1Parser.TryParseRepeatableRequestHead"/> into <paramref name="request"/>: a whole head in one span, in one
-    /// call; a header section that repeats the connection's previous one byte for byte is taken whole.
+    /// call; a request line or a header section that repeats the connection's previous one byte for byte is taken whole.
     /// </summary>
     public abstract bool TryParseRequestHead(HttpRequest request, ReadOnlySpan<byte> span, HttpLimits limits, out int consumed);
 

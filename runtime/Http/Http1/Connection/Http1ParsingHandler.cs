@@ -8,7 +8,8 @@ namespace Falconet.Http.Http1;
 /// (an invalid typed value rejects the request), and the complete section must pass <see cref="RequestHeaderChecks"/> (Host, Expect).
 /// </summary>
 /// <typeparam name="THeaderSet">A struct, so the JIT compiles the parser for the set and calls its matcher directly.</typeparam>
-internal readonly struct Http1ParsingHandler<THeaderSet> : IHttpRequestLineHandler, IHttpHeadersHandler, IRepeatedHeaderSectionHandler
+internal readonly struct Http1ParsingHandler<THeaderSet> : IHttpRequestLineHandler, IHttpHeadersHandler, IRepeatedRequestLineHandler,
+    IRepeatedHeaderSectionHandler
     where THeaderSet : struct, IHeaderSet
 {
     private readonly HttpRequest _request;
@@ -26,6 +27,19 @@ internal readonly struct Http1ParsingHandler<THeaderSet> : IHttpRequestLineHandl
         _headers.Clear();
         _request.SetRequestLine(method, methodToken, target, form, queryIndex, version);
     }
+
+    public int TryRepeatRequestLine(ReadOnlySpan<byte> received)
+    {
+        int length = _request.TryRepeatRequestLine(received);
+        if (length != 0)
+        {
+            _headers.Clear();
+        }
+
+        return length;
+    }
+
+    public void RememberRequestLine(ReadOnlySpan<byte> line) => _request.RememberRequestLine(line);
 
     public bool OnHeader(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
         => _headers.TryAppendMatched(THeaderSet.IndexOfRequestHeader(name), name, value);

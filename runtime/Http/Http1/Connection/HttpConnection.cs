@@ -443,6 +443,17 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
             return true;
         }
 
+        return TryParseRequestHeadFromSequence(headerSet, limits, status);
+    }
+
+    /// <summary>
+    /// <see cref="TryParseRequestHead"/> for every head the one-call parse does not take, from the head's start (or from its
+    /// header section when the request line came in an earlier read).
+    /// </summary>
+    /// <remarks>Apart, so that the one-call path does not set up this path's locals (a sequence reader) on every request.</remarks>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private bool TryParseRequestHeadFromSequence(HeaderSetBinding headerSet, HttpLimits limits, Http1ConnectionStatus status)
+    {
         var reader = new SequenceReader<byte>(_input.GetSequence());
         if (status != Http1ConnectionStatus.ReceivingHeaders)
         {

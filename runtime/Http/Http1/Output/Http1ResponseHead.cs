@@ -1,11 +1,11 @@
 using System;
-using System.Numerics;
 
 namespace Falconet.Http.Http1;
 
 /// <summary>
 /// Writes a response's HTTP/1.1 head (status line, headers, empty line) into the connection's output, and keeps the bytes
-/// of its status line and known headers with the value strings they came from: when the next response of the connection
+/// of its status line and known headers, with the header collection marking the value strings they came from as kept
+/// (<see cref="ResponseHeaderCollection.TryKeepKnownValues"/>): when the next response of the connection
 /// has the same status and the same known headers set to the same string instances (the shared Date value of the current
 /// second, an application's static Content-Type), those bytes are copied as they are, without checking and encoding the
 /// values again. A string never changes, so the same instances make the same bytes. The Content-Length line that followed
@@ -21,7 +21,6 @@ internal sealed class Http1ResponseHead
     private int _length;
     private int _statusCode;
     private ulong _bits;
-    private string?[] _values = [];
 
     // The Content-Length line kept after the remembered bytes (from _length to _lengthLineEnd), and its value; none when
     // _lengthLineEnd is 0.
@@ -36,20 +35,13 @@ internal sealed class Http1ResponseHead
     /// <exception cref="InvalidOperationException">A header cannot be written (see <see cref="ResponseHeaderCollection.CopyTo"/>).</exception>
     public void Write(BlockChainWriter writer, int statusCode, ResponseHeaderCollection headers, ReadOnlySpan<byte> body = default)
     {
-        bool remembered = statusCode == _statusCode && _bytes is not null && headers.HasKnownValues(_bits, _values);
-        bool lengthAlone = headers.TryGetContentLengthAlone(out long contentLength);
-        if (remembered && lengthAlone && _lengthLineEnd != 0 && contentLength == _contentLength)
+        if (TryWriteRemembered(writer, statusCode, headers, body))
         {
-            // The whole head but its empty line was written before: one copy.
-            int headLength = _lengthLineEnd;
-            Span<byte> head = writer.GetSpan(headLength + 4 + body.Length);
-            _bytes.AsSpan(0, headLength).CopyTo(head);
-            "\r\n\r\n"u8.CopyTo(head[headLength..]);
-            body.CopyTo(head[(headLength + 4)..]);
-            writer.Advance(headLength + 4 + body.Length);
             return;
         }
 
+        bool remembered = statusCode == _statusCode && _bytes is not null && headers.HasKeptKnownValues(_bits);
+        bool lengthAlone = headers.TryGetContentLengthAlone(out long contentLength);
         ReadOnlySpan<byte> statusLine = HttpStatusLines.Get(statusCode);
         int start = remembered ? _length : statusLine.Length + headers.MeasureKnown();
         Span<byte> destination = writer.GetSpan(start + headers.MeasureRest() + 4 + body.Length);
@@ -61,7 +53,7 @@ internal sealed class Http1ResponseHead
         {
             statusLine.CopyTo(destination);
             headers.WriteKnown(destination[statusLine.Length..], out bool singleValued);
-            remembered = singleValued && start <= MaxRememberedBytes;
+            remembered = singleValued && start <= MaxRememberedBytes && headers.TryKeepKnownValues();
             if (remembered)
             {
                 Remember(destination[..start], statusCode, headers);
@@ -83,15 +75,29 @@ internal sealed class Http1ResponseHead
         writer.Advance(written + body.Length);
     }
 
-    private void Remember(ReadOnlySpan<byte> start, int statusCode, ResponseHeaderCollection headers)
+    /// <summary>
+    /// Writes the head and <paramref name="body"/> as <see cref="Write"/> does when the whole head but its empty line, the
+    /// Content-Length line included, is the one written last: one copy. False, with nothing written, otherwise.
+    /// </summary>
+    public bool TryWriteRemembered(BlockChainWriter writer, int statusCode, ResponseHeaderCollection headers, ReadOnlySpan<byte> body)
     {
-        ulong bits = headers.KnownBits;
-        int count = BitOperations.PopCount(bits);
-        if (_values.Length < count)
+        int headLength = _lengthLineEnd;
+        if (headLength == 0 || statusCode != _statusCode || !headers.HasKeptKnownValues(_bits)
+            || !headers.TryGetContentLengthAlone(out long contentLength) || contentLength != _contentLength)
         {
-            _values = new string?[Math.Max(count, 8)];
+            return false;
         }
 
+        Span<byte> head = writer.GetSpan(headLength + 4 + body.Length);
+        _bytes.AsSpan(0, headLength).CopyTo(head);
+        "\r\n\r\n"u8.CopyTo(head[headLength..]);
+        body.CopyTo(head[(headLength + 4)..]);
+        writer.Advance(headLength + 4 + body.Length);
+        return true;
+    }
+
+    private void Remember(ReadOnlySpan<byte> start, int statusCode, ResponseHeaderCollection headers)
+    {
         if (_bytes is null || _bytes.Length < start.Length)
         {
             _bytes = new byte[Math.Max(start.Length, 256)];
@@ -101,7 +107,6 @@ internal sealed class Http1ResponseHead
         _length = start.Length;
         _lengthLineEnd = 0;
         _statusCode = statusCode;
-        _bits = bits;
-        headers.GetKnownValues(_values);
+        _bits = headers.KnownBits;
     }
 }

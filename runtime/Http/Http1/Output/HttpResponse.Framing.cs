@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using Falconet.Http.Http1;
 using Microsoft.Extensions.Primitives;
 
@@ -72,6 +73,12 @@ public partial class HttpResponse
         if (_state == ResponseState.NotStarted)
         {
             long? declared = Headers.ContentLength;
+            if (declared is null && TryStartFinalFromRememberedHead())
+            {
+                _state = ResponseState.Completed;
+                return;
+            }
+
             if (declared is not null && declared != _bodyBytes && !_isHead && !HttpStatusLines.IsBodyless(_statusCode))
             {
                 throw new InvalidOperationException(
@@ -173,10 +180,50 @@ public partial class HttpResponse
         }
     }
 
-    /// <summary>Adds the default headers and decides the body framing, setting the framing and Connection headers to match.</summary>
-    private ResponseFraming PrepareHead(bool final)
+    /// <summary>
+    /// <see cref="Start"/> of a final response in one pass, for the common framing: a status with a body, neither
+    /// Content-Length, Transfer-Encoding nor Connection set by the application, an HTTP/1.1 connection that stays open and
+    /// a server that is not stopping, and a body buffered whole in one block of at most <see cref="MaxBodyWithHead"/>
+    /// bytes. The head is then what <see cref="PrepareHead"/> decides, set here as it sets it (the default headers and the
+    /// body's length); when it is the head the connection wrote last, it goes out with the body in one copy. False when
+    /// any of that does not hold, with Content-Length unset again (Server and Date need no restoring, as in
+    /// <see cref="Start"/>): <see cref="Start"/> then decides as always.
+    /// </summary>
+    private bool TryStartFinalFromRememberedHead()
     {
         ResponseHeaders headers = Headers;
+        ReadOnlySpan<byte> body = default;
+        if (_isHead || _http10 || !KeepAlive || HttpStatusLines.IsBodyless(_statusCode) || headers.TransferEncoding.Count != 0
+            || headers.Connection.Count != 0 || Shutdown.IsCancellationRequested
+            || (_staged.Length != 0 && (!_staged.TryGetSingleSpan(out body) || body.Length > MaxBodyWithHead)))
+        {
+            return false;
+        }
+
+        AddDefaultHeaders(headers);
+        headers.ContentLength = _bodyBytes;
+        if (!_head.TryWriteRemembered(_output.Writer, _statusCode, headers, body))
+        {
+            headers.ContentLength = null;
+            return false;
+        }
+
+        _framing = ResponseFraming.ContentLength;
+        _declaredLength = _bodyBytes;
+        _state = ResponseState.Started;
+        if (!body.IsEmpty)
+        {
+            _staged.ConsumeAll();
+        }
+
+        _output.TrackPeak();
+        return true;
+    }
+
+    /// <summary>Adds Server and Date when the application did not set them.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void AddDefaultHeaders(ResponseHeaders headers)
+    {
         if (headers.Server.Count == 0)
         {
             headers.Server = s_server;
@@ -186,7 +233,13 @@ public partial class HttpResponse
         {
             headers.Date = DateHeaderValues.Value;
         }
+    }
 
+    /// <summary>Adds the default headers and decides the body framing, setting the framing and Connection headers to match.</summary>
+    private ResponseFraming PrepareHead(bool final)
+    {
+        ResponseHeaders headers = Headers;
+        AddDefaultHeaders(headers);
         ResponseFraming framing;
         if (HttpStatusLines.IsBodyless(_statusCode))
         {

@@ -43,27 +43,45 @@ public static partial class Http1Parser
     }
 
     /// <summary>
-    /// <see cref="TryParseRequestHead{T}"/> for a handler that keeps the header section it parsed last: a section that
-    /// repeats it byte for byte is taken whole (<see cref="IRepeatedHeaderSectionHandler.TryRepeatHeaderSection"/>, then
-    /// <see cref="IHttpHeadersHandler.OnHeadersComplete"/>) instead of walked; any other is walked, then handed to the handler
-    /// to keep.
+    /// <see cref="TryParseRequestHead{T}"/> for a handler that keeps the request line and the header section it parsed last:
+    /// a line that repeats the kept one byte for byte is taken whole
+    /// (<see cref="IRepeatedRequestLineHandler.TryRepeatRequestLine"/>), and so is a section
+    /// (<see cref="IRepeatedHeaderSectionHandler.TryRepeatHeaderSection"/>, then <see cref="IHttpHeadersHandler.OnHeadersComplete"/>);
+    /// any other line or section is parsed, then handed to the handler to keep.
     /// </summary>
-    /// <remarks>Equal bytes parse to equal headers under the same limits, so the answer is the walk's for every input.</remarks>
+    /// <remarks>
+    /// Equal bytes parse to equal parts under the same limits, so the answer is the parse's for every input: only a common
+    /// request line (one this method parses itself) is ever kept, so a repeat of it is one too. A head whose line and section
+    /// both repeat is the previous request's head again (a kept line is always the previous request's, see
+    /// <see cref="IRepeatedRequestLineHandler"/>, and that request's section was the kept one, repeated or just kept), which
+    /// <see cref="IHttpHeadersHandler.OnHeadersComplete"/> already accepted: it is not called again for the same answer.
+    /// </remarks>
     internal static bool TryParseRepeatableRequestHead<T>(ref T handler, ReadOnlySpan<byte> span, HttpLimits limits, out int consumed)
-        where T : struct, IHttpRequestLineHandler, IHttpHeadersHandler, IRepeatedHeaderSectionHandler
+        where T : struct, IHttpRequestLineHandler, IHttpHeadersHandler, IRepeatedRequestLineHandler, IRepeatedHeaderSectionHandler
     {
         consumed = 0;
-        int line = ParseCommonRequestLine(ref handler, span, limits);
-        if (line == 0)
+        int line = handler.TryRepeatRequestLine(span);
+        bool lineRepeated = line != 0;
+        if (!lineRepeated)
         {
-            return false;
+            line = ParseCommonRequestLine(ref handler, span, limits);
+            if (line == 0)
+            {
+                return false;
+            }
+
+            handler.RememberRequestLine(span[..line]);
         }
 
         ReadOnlySpan<byte> section = span[line..];
         int repeated = handler.TryRepeatHeaderSection(section);
         if (repeated != 0)
         {
-            handler.OnHeadersComplete();
+            if (!lineRepeated)
+            {
+                handler.OnHeadersComplete();
+            }
+
             consumed = line + repeated;
             return true;
         }
