@@ -60,8 +60,7 @@ public abstract class TransportConnection : IAsyncDisposable
     /// True when the code that continues after a pending receive or send is posted to the thread pool, so it runs on some
     /// pool thread rather than where the operation completed (libuv with <see cref="IoScheduling.ThreadPool"/>). A layer
     /// that keeps per-thread pooled state across such an await (SslStream's pooled async boxes) would rent on one thread
-    /// and return on another; the TLS decorator waits for the peer's records before it reads on such connections. False
-    /// by default; a decorator passes its inner connection's value through.
+    /// and return on another. False by default; a decorator passes its inner connection's value through.
     /// </summary>
     public virtual bool CompletesOnThreadPool => false;
 

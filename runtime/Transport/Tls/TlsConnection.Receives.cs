@@ -6,14 +6,13 @@ using System.Threading.Tasks.Sources;
 
 namespace Falconet.Transport.Tls;
 
-/// <summary>Receives: one SslStream read into the caller's block, waiting for the peer's records first where the inner connection completes on the thread pool.</summary>
+/// <summary>Receives: one SslStream read into the caller's block, after waiting for the peer's records where SslStream would wait inside.</summary>
 internal sealed partial class TlsConnection
 {
     // Receives: whether the next one may wait for the peer before reading through SslStream (see ReceiveAsync).
     private readonly ReadAfterRecords _readAfterRecords;
     private int _receiveLength;
     private bool _readMayWaitFirst;
-    private readonly bool _waitForRecordsFirst;
 
     public override ValueTask<int> ReceiveAsync(Memory<byte> buffer, CancellationToken ct = default)
     {
@@ -34,10 +33,12 @@ internal sealed partial class TlsConnection
         }
 
         _receiveLength = buffer.Length;
-        if (_waitForRecordsFirst && _readMayWaitFirst && _stream.SslStreamNeedsRecords)
+        if (_readMayWaitFirst && _stream.SslStreamNeedsRecords)
         {
-            // SslStream would wait for the peer inside this read, and its pooled boxes would be rented here and returned
-            // on the thread the bytes arrive on: wait for them first, then read there (normally completing at once).
+            // SslStream would wait for the peer inside this read: wait for the bytes first (into a pool block), then read
+            // where they arrived, normally completing at once. A read that waits inside suspends two of SslStream's async
+            // methods per receive, and on the thread pool their pooled boxes would be rented on one thread and returned on
+            // another.
             // The wait's outcome is read exactly once: here when it completed at once, else by the receive that waits for it.
             // (A second look at IsCompleted could find it completed in between and leave it unread: its reusable source then
             // stayed taken, later waits fell back to pooled boxes, and the connection failed on a stale token.)
@@ -86,6 +87,9 @@ internal sealed partial class TlsConnection
         }
     }
 
+    /// <summary>True while a pending receive waits for the peer's records before it reads through SslStream.</summary>
+    internal bool ReceiveWaitsForRecords => _readAfterRecords.WaitingForRecords;
+
     private int CompleteReceive(ValueTask<int> read)
     {
         _readMayWaitFirst = false;
@@ -117,6 +121,7 @@ internal sealed partial class TlsConnection
         private readonly Action _onRead;
         private ManualResetValueTaskSourceCore<int> _core;
         private ValueTask<int> _pending;
+        private bool _waitingForRecords;
         private Memory<byte> _buffer;
         private CancellationToken _token;
 
@@ -133,6 +138,7 @@ internal sealed partial class TlsConnection
             _buffer = buffer;
             _token = ct;
             _pending = wait;
+            Volatile.Write(ref _waitingForRecords, true);
             short version = _core.Version;
             wait.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_onRecords);
             return new ValueTask<int>(this, version);
@@ -144,8 +150,12 @@ internal sealed partial class TlsConnection
                 ? exception
                 : new IOException("Unable to read data from the transport connection: " + exception.Message, exception);
 
+        /// <summary>True while a receive waits for the peer's records and SslStream has not been called yet.</summary>
+        public bool WaitingForRecords => Volatile.Read(ref _waitingForRecords);
+
         private void OnRecords()
         {
+            Volatile.Write(ref _waitingForRecords, false);
             ValueTask<int> wait = _pending;
             _pending = default;
             ValueTask<int> read;

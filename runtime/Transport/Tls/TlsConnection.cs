@@ -59,11 +59,9 @@ internal sealed partial class TlsConnection : TransportConnection, IValueTaskSou
     private TlsConnectionInfo? _info;
 
     /// <param name="inner">
-    /// The connection TLS runs over. Where its completions are posted to the thread pool
-    /// (<see cref="TransportConnection.CompletesOnThreadPool"/>), a receive waits for the peer's records before it calls
-    /// SslStream's read when that read would wait inside (see <see cref="TlsTransportStream.SslStreamNeedsRecords"/>), so
-    /// that SslStream's pooled boxes are not rented on one thread and returned on another; everywhere else SslStream reads
-    /// as it always does.
+    /// The connection TLS runs over. A receive waits for the peer's records before it calls SslStream's read when that read
+    /// would wait inside (see <see cref="TlsTransportStream.SslStreamNeedsRecords"/>), so that SslStream's read runs where
+    /// the bytes arrived and completes at once.
     /// </param>
     /// <param name="maxBytesInFlight">The most record bytes a send keeps queued that the inner connection has not taken yet (<see cref="Falconet.Server.TlsServerOptions.MaxBytesInFlight"/>).</param>
     public TlsConnection(TransportConnection inner, int maxBytesInFlight = Falconet.Server.TlsServerOptions.DefaultMaxBytesInFlight)
@@ -77,8 +75,6 @@ internal sealed partial class TlsConnection : TransportConnection, IValueTaskSou
         _send = new TlsOperation(CompleteSend);
         _onBatchStepCompleted = OnBatchStepCompleted;
         _readAfterRecords = new ReadAfterRecords(this);
-        _waitForRecordsFirst = inner.CompletesOnThreadPool;
-        _stream.TracksRecords = _waitForRecordsFirst;
     }
 
     /// <summary>The connection TLS runs over.</summary>
@@ -89,9 +85,6 @@ internal sealed partial class TlsConnection : TransportConnection, IValueTaskSou
 
     /// <summary>The negotiated parameters; null until the handshake completed.</summary>
     public override TlsConnectionInfo? TlsInfo => _info;
-
-    /// <summary>True when a receive may wait for the peer's records before SslStream reads (see the constructor).</summary>
-    internal bool WaitsForRecordsFirst => _waitForRecordsFirst;
 
     /// <summary>True when the client certificate was missing or refused during the handshake.</summary>
     internal bool ClientCertificateRejected => _ssl.ClientCertificateRejected;

@@ -3,8 +3,8 @@ using System;
 namespace Falconet.Transport.Tls;
 
 /// <summary>
-/// Record tracking: the TLS record framing of the bytes handed to SslStream, followed only where the connection waits for
-/// records before SslStream reads (<see cref="TlsConnection"/> on connections that complete on the thread pool).
+/// Record tracking: the TLS record framing of the bytes handed to SslStream, followed so that <see cref="TlsConnection"/>
+/// knows when it may wait for the peer's records before SslStream reads.
 /// </summary>
 internal sealed partial class TlsTransportStream
 {
@@ -62,20 +62,9 @@ internal sealed partial class TlsTransportStream
         _plaintextReturned = 0;
     }
 
-    /// <summary>
-    /// Whether <see cref="SslStreamNeedsRecords"/> is asked (the connection waits for records before SslStream reads): only
-    /// then is the record framing followed, so other connections do no work for it.
-    /// </summary>
-    public bool TracksRecords { get; set; }
-
     /// <summary>Follows the record framing of the bytes handed to SslStream (5-byte headers: type, version, length).</summary>
     private void Track(ReadOnlySpan<byte> data)
     {
-        if (!TracksRecords)
-        {
-            return;
-        }
-
         while (!data.IsEmpty && !_framingLost)
         {
             if (_recordRemaining > 0)

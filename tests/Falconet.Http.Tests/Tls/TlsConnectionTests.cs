@@ -32,13 +32,10 @@ public class TlsConnectionTests
     protected virtual ITransportFactory CreateTransport() =>
         new SocketTransportFactory(new SocketTransportOptions { IoThreadCount = 1, TrackLeaks = true });
 
-    /// <summary>Whether the decorator waits for records before SslStream reads (the server does so on libuv with thread-pool scheduling).</summary>
-    protected virtual bool WaitForRecordsFirst => false;
-
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_batch_of_many_blocks_leaves_as_records_in_one_inner_send()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
         byte[] payload = BodyHashing.RandomBytes(5 * SlabMemoryPool.BlockSize + 123, seed: 1);
         using var chain = new BlockChain(pair.Server.Pool);
         chain.Write(payload);
@@ -54,7 +51,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_large_batch_leaves_in_sends_within_the_inner_connections_gather_limit_and_the_bound()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
         byte[] payload = BodyHashing.RandomBytes(600 * 1024, seed: 2);
         using var chain = new BlockChain(pair.Server.Pool);
         chain.Write(payload);
@@ -73,7 +70,7 @@ public class TlsConnectionTests
     public async Task A_reader_that_stops_reading_holds_at_most_the_bound_of_records_and_then_gets_every_byte()
     {
         const int Bound = TlsServerOptions.MinMaxBytesInFlight;
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst, maxBytesInFlight: Bound, clientReceiveBuffer: 16 * 1024);
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), maxBytesInFlight: Bound, clientReceiveBuffer: 16 * 1024);
         byte[] payload = BodyHashing.RandomBytes(4 * 1024 * 1024, seed: 3);
         using var chain = new BlockChain(pair.Server.Pool);
         chain.Write(payload);
@@ -94,7 +91,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Aborting_a_connection_in_the_middle_of_a_large_send_fails_the_send_and_returns_every_block()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst, clientReceiveBuffer: 16 * 1024);
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), clientReceiveBuffer: 16 * 1024);
         byte[] payload = BodyHashing.RandomBytes(4 * 1024 * 1024, seed: 4);
         using var chain = new BlockChain(pair.Server.Pool);
         chain.Write(payload);
@@ -138,7 +135,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task StopReceiving_wakes_a_pending_receive_with_0_and_sending_still_works()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
         MemoryBlock block = pair.Server.Pool.Rent();
         try
         {
@@ -162,7 +159,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_second_concurrent_receive_is_refused_as_the_contract_says()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
         MemoryBlock block = pair.Server.Pool.Rent();
         try
         {
@@ -184,7 +181,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task ShutdownSend_sends_close_notify_then_the_FIN_and_receiving_goes_on()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
         pair.Server.ShutdownSend();
 
         // close_notify ends the TLS stream; the socket's own end (FIN) follows it.
@@ -211,7 +208,7 @@ public class TlsConnectionTests
     {
         // A receive after a short one waits for the peer's bytes before it reads through SslStream; a record SslStream
         // holds unprocessed (a TLS 1.2 alert after the data it returned) must be read without waiting for more.
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst, protocol);
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), protocol);
         MemoryBlock block = pair.Server.Pool.Rent();
         try
         {
@@ -232,10 +229,37 @@ public class TlsConnectionTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_receive_after_a_short_one_waits_for_the_peer_before_it_reads_through_SslStream()
+    {
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        MemoryBlock block = pair.Server.Pool.Rent();
+        try
+        {
+            await pair.Client.WriteAsync("first"u8.ToArray());
+            (await pair.Server.ReceiveAsync(block.Memory).AsTask().WaitAsync(TestTimeouts.Operation)).ShouldBe(5);
+
+            // Nothing is left in SslStream, so the next receive waits for the peer's bytes in a pool block of its own,
+            // without calling SslStream's read (which would wait inside, its async methods suspended).
+            ValueTask<int> pending = pair.Server.ReceiveAsync(block.Memory);
+            pending.IsCompleted.ShouldBeFalse();
+            pair.Server.ReceiveWaitsForRecords.ShouldBeTrue();
+
+            await pair.Client.WriteAsync("second"u8.ToArray());
+            (await pending.AsTask().WaitAsync(TestTimeouts.Operation)).ShouldBe(6);
+            block.Memory.Span[..6].ToArray().ShouldBe("second"u8.ToArray());
+            pair.Server.ReceiveWaitsForRecords.ShouldBeFalse();
+        }
+        finally
+        {
+            block.Pool.Return(block);
+        }
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Receives_after_short_ones_return_every_record_in_order()
     {
         // Records of every size, some split across inner receives, some several in one: the waits before reading lose nothing.
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
+        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
         byte[] payload = BodyHashing.RandomBytes(300 * 1024, seed: 3);
         Task write = WriteInPiecesAsync();
         byte[] received = new byte[payload.Length];
@@ -278,7 +302,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task DisposeAsync_completes_only_after_a_pending_receive_and_its_continuation()
     {
-        Pair pair = await Pair.ConnectAsync(CreateTransport(), WaitForRecordsFirst);
+        Pair pair = await Pair.ConnectAsync(CreateTransport());
         MemoryBlock block = pair.Server.Pool.Rent();
         bool continued = false;
         Task abandoned = ReceiveThenMarkAsync();
@@ -323,7 +347,7 @@ public class TlsConnectionTests
 
         public TlsConnection Server { get; }
 
-        public static async Task<Pair> ConnectAsync(ITransportFactory transport, bool waitForRecordsFirst, SslProtocols protocols = SslProtocols.None,
+        public static async Task<Pair> ConnectAsync(ITransportFactory transport, SslProtocols protocols = SslProtocols.None,
             int maxBytesInFlight = TlsServerOptions.DefaultMaxBytesInFlight, int clientReceiveBuffer = 0)
         {
             IConnectionListener listener = await transport.BindAsync(new IPEndPoint(IPAddress.Loopback, 0));
@@ -338,8 +362,6 @@ public class TlsConnectionTests
             var counting = new CountingConnection((await accept.AsTask().WaitAsync(TestTimeouts.Operation))!);
             var server = new TlsConnection(counting, maxBytesInFlight);
 
-            // The capability reaches the decorator through the contract, across the counting wrapper too.
-            server.WaitsForRecordsFirst.ShouldBe(waitForRecordsFirst);
             var client = new SslStream(new NetworkStream(socket, ownsSocket: false));
             SslClientAuthenticationOptions options = TestCertificates.ClientOptions();
             options.EnabledSslProtocols = protocols;
@@ -392,16 +414,11 @@ public sealed class TlsConnectionTestsOnLibuv : TlsConnectionTests
         new LibuvTransportFactory(new LibuvTransportOptions { LoopCount = 1, TrackLeaks = true });
 }
 
-/// <summary>
-/// The same tests on libuv with thread-pool scheduling and the decorator waiting for records before SslStream reads, as the
-/// server runs it there.
-/// </summary>
+/// <summary>The same tests on libuv with thread-pool scheduling.</summary>
 public sealed class TlsConnectionTestsOnLibuvThreadPool : TlsConnectionTests
 {
     protected override ITransportFactory CreateTransport() =>
         new LibuvTransportFactory(new LibuvTransportOptions { LoopCount = 1, TrackLeaks = true, Scheduling = IoScheduling.ThreadPool });
-
-    protected override bool WaitForRecordsFirst => true;
 }
 
 /// <summary>The same tests on the io_uring transport.</summary>
@@ -411,11 +428,9 @@ public sealed class TlsConnectionTestsOnIoUring : TlsConnectionTests
         new IoUringTransportFactory(new IoUringTransportOptions { LoopCount = 1, TrackLeaks = true });
 }
 
-/// <summary>The same tests on io_uring with thread-pool scheduling and the decorator waiting for records before SslStream reads, as the server runs it there.</summary>
+/// <summary>The same tests on io_uring with thread-pool scheduling.</summary>
 public sealed class TlsConnectionTestsOnIoUringThreadPool : TlsConnectionTests
 {
     protected override ITransportFactory CreateTransport() =>
         new IoUringTransportFactory(new IoUringTransportOptions { LoopCount = 1, TrackLeaks = true, Scheduling = IoScheduling.ThreadPool });
-
-    protected override bool WaitForRecordsFirst => true;
 }
