@@ -68,8 +68,8 @@ public abstract class TransportConnection : IAsyncDisposable
     /// The most segments one <see cref="SendAsync"/> hands the system in a single gathered call without allocating; a layer
     /// that builds its own sends (the TLS decorator's records) keeps each within it. <see cref="DefaultMaxGatheredSegments"/>
     /// by default: what .NET's sockets gather on Linux on the stack; above it they pin every buffer with a GCHandle and
-    /// allocate the handle and iovec arrays per call. A transport that fills its own iovec arrays says more; a decorator
-    /// says what its own sends take.
+    /// allocate the handle and iovec arrays per call. A transport that fills its own iovec arrays says more (every built-in
+    /// one on Linux: IOV_MAX); a decorator says what its own sends take.
     /// </summary>
     public virtual int MaxGatheredSegments => DefaultMaxGatheredSegments;
 

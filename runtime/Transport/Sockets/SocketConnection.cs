@@ -72,6 +72,9 @@ internal sealed class SocketConnection : TransportConnection
         return _sender.SendAsync(buffers, ct);
     }
 
+    /// <summary>Linux's IOV_MAX where the transport makes its own gathered <c>sendmsg</c> (<see cref="SocketSender"/>); elsewhere what .NET's sockets gather without allocating.</summary>
+    public override int MaxGatheredSegments => SocketSender.MaxGatheredSegments;
+
     public override bool IsOnIoThread => _lane is null || _lane.IsLaneThread;
 
     internal override bool IsOwnIoThread => _lane is not null && _lane.IsLaneThread;
