@@ -137,13 +137,21 @@ public partial class HttpResponse
 
     /// <summary>
     /// Appends body bytes and, when buffered output is at or above the write-behind bound, waits until the
-    /// transport has sent it, so a slow reader holds the server's buffered output within the bound.
+    /// transport has sent it, so a slow reader holds the server's buffered output within the bound. On HTTP/1.1 a write
+    /// of at least 32 KiB to a response that starts here or has started is sent straight from <paramref name="data"/>,
+    /// after what is buffered, and completes once the transport no longer needs the bytes; <paramref name="data"/> may be
+    /// reused as soon as the returned task completes, as after any write.
     /// </summary>
     public ValueTask WriteAsync(ReadOnlyMemory<byte> data, CancellationToken cancellationToken = default)
     {
         if (_stream is not null)
         {
             return Http2WriteAsync(data, cancellationToken);
+        }
+
+        if (data.Length >= MinWriteSentAlone && IsSentAlone(data.Length))
+        {
+            return WriteSentAloneAsync(data, cancellationToken);
         }
 
         Write(data.Span);

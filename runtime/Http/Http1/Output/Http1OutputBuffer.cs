@@ -1,6 +1,7 @@
 using System;
 using System.Buffers;
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
 using System.Threading.Tasks.Sources;
@@ -116,6 +117,72 @@ internal sealed partial class Http1OutputBuffer : IDisposable, IValueTaskSource
         _pendingEnd = data.End;
         send.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_onSendCompleted ??= OnSendCompleted);
         return new ValueTask(this, _flush.Version);
+    }
+
+    /// <summary>
+    /// Sends everything buffered (as <see cref="FlushAsync"/>), then <paramref name="data"/> in a send of its own, pinned
+    /// for as long as the transport may read it. Completes once the transport took the last of it: only then may the
+    /// caller reuse its memory. A pending send counts against the minimum response data rate, as a flush's does.
+    /// </summary>
+    public ValueTask SendAfterBufferedAsync(ReadOnlyMemory<byte> data, CancellationToken cancellationToken)
+    {
+        ValueTask flush = FlushAsync(cancellationToken);
+        if (!flush.IsCompletedSuccessfully)
+        {
+            return FlushThenSendAsync(flush, data, cancellationToken);
+        }
+
+        flush.GetAwaiter().GetResult();
+        return SendAloneAsync(data, cancellationToken);
+    }
+
+    private ValueTask SendAloneAsync(ReadOnlyMemory<byte> data, CancellationToken cancellationToken)
+    {
+        // Transports that hand memory to the system later (libuv, io_uring) need it pinned; pool blocks are, this is not.
+        MemoryHandle pin = data.Pin();
+        ValueTask send;
+        try
+        {
+            send = _transport.SendAsync(new ReadOnlySequence<byte>(data), cancellationToken);
+        }
+        catch
+        {
+            pin.Dispose();
+            throw;
+        }
+
+        if (send.IsCompletedSuccessfully)
+        {
+            send.GetAwaiter().GetResult();
+            pin.Dispose();
+            return default;
+        }
+
+        return AwaitSendAloneAsync(send, pin, data.Length);
+    }
+
+    // Pooled: a large write pends whenever the client reads slower than the server writes, and a box per write would be
+    // an allocation per write.
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
+    private async ValueTask AwaitSendAloneAsync(ValueTask send, MemoryHandle pin, int length)
+    {
+        _rates?.SendStarted(length);
+        try
+        {
+            await send.ConfigureAwait(false);
+        }
+        finally
+        {
+            _rates?.SendEnded();
+            pin.Dispose();
+        }
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
+    private async ValueTask FlushThenSendAsync(ValueTask flush, ReadOnlyMemory<byte> data, CancellationToken cancellationToken)
+    {
+        await flush.ConfigureAwait(false);
+        await SendAloneAsync(data, cancellationToken).ConfigureAwait(false);
     }
 
     private void OnSendCompleted()

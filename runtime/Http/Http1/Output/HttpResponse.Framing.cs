@@ -1,5 +1,7 @@
 using System;
 using System.Runtime.CompilerServices;
+using System.Threading;
+using System.Threading.Tasks;
 using Falconet.Http.Http1;
 using Microsoft.Extensions.Primitives;
 
@@ -16,6 +18,11 @@ public partial class HttpResponse
 
     // A buffered body up to this size is written with the head (one copy); a larger one follows it.
     private const int MaxBodyWithHead = 1024;
+
+    // A WriteAsync of at least this many bytes is sent from the caller's memory (WriteSentAloneAsync) rather than copied
+    // into the output blocks (and, over TLS, again into staging records). Below it the copies cost less than the send of
+    // its own that the write takes, which in a pipelined batch would otherwise go with the batch's one send.
+    private const int MinWriteSentAlone = 32 * 1024;
 
     private readonly Http1ResponseHead _head = new();
 
@@ -357,6 +364,63 @@ public partial class HttpResponse
         {
             _output.Write(data);
         }
+    }
+
+    /// <summary>
+    /// True when a write of <paramref name="length"/> body bytes goes out as a send of its own: the response has started,
+    /// or starts with this write anyway (a declared Content-Length, or the write-behind bound reached). A body that would
+    /// otherwise stay buffered whole, so that its Content-Length can be computed, stays on the buffered path; so does a
+    /// HEAD response's, which is only counted.
+    /// </summary>
+    private bool IsSentAlone(int length)
+    {
+        if (_isHead || _state == ResponseState.Completed)
+        {
+            return false;
+        }
+
+        return _state == ResponseState.Started || Headers.ContentLength is not null
+            || _staged.Length + _output.Buffered + length >= _output.Limit;
+    }
+
+    /// <summary>
+    /// Writes a large body write without copying it into the output: the head (when the response starts here), the body
+    /// buffered so far and the chunk header go into the output and are sent first, then the caller's bytes in a send of
+    /// their own (for TLS, encrypted into records straight from them); a chunk's closing CRLF waits in the output for the
+    /// next send. The returned task completes once the transport took the caller's bytes, so a slow reader holds this
+    /// write and nothing of it is buffered.
+    /// </summary>
+    private ValueTask WriteSentAloneAsync(ReadOnlyMemory<byte> data, CancellationToken cancellationToken)
+    {
+        CountBodyBytes(data.Length);
+        if (_state == ResponseState.NotStarted)
+        {
+            Start(final: false);
+        }
+        else
+        {
+            CommitStaged();
+        }
+
+        if (_framing == ResponseFraming.None)
+        {
+            return default;
+        }
+
+        bool chunked = _framing == ResponseFraming.Chunked;
+        if (chunked)
+        {
+            ChunkedResponseEncoder.WriteChunkHeader(_output.Writer, data.Length);
+        }
+
+        ValueTask send = _output.SendAfterBufferedAsync(data, cancellationToken);
+        if (chunked)
+        {
+            // After the bytes the sends took: it leaves with the next one, after the caller's.
+            _output.Write(ChunkedResponseEncoder.ChunkEnd);
+        }
+
+        return send;
     }
 
     /// <summary>Returns the empty staged block to the pool while the connection waits for its next request.</summary>
