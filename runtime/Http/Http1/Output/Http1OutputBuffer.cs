@@ -126,6 +126,7 @@ internal sealed partial class Http1OutputBuffer : IDisposable, IValueTaskSource
     /// </summary>
     public ValueTask SendAfterBufferedAsync(ReadOnlyMemory<byte> data, CancellationToken cancellationToken)
     {
+        TrackPeak();
         ValueTask flush = FlushAsync(cancellationToken);
         if (!flush.IsCompletedSuccessfully)
         {
