@@ -124,6 +124,39 @@ public class AspNetCoreServerTests
         downloaded.Headers.TransferEncodingChunked.GetValueOrDefault().ShouldBe(chunked);
     }
 
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData("Body")]
+    [InlineData("BodyWriter")]
+    public async Task Large_writes_from_one_reused_buffer_arrive_as_written(string writer)
+    {
+        const int Piece = 64 * 1024;
+        const int Pieces = 24;
+        await using AspNetTestApp host = await StartAsync(app => app.MapGet("/reused", async (HttpResponse response) =>
+        {
+            // Large writes go out from the endpoint's own buffer: each must be done with it before the next refill.
+            byte[] buffer = new byte[Piece];
+            for (int i = 0; i < Pieces; i++)
+            {
+                Array.Fill(buffer, (byte)(i + 1));
+                if (writer == "Body")
+                {
+                    await response.Body.WriteAsync(buffer);
+                }
+                else
+                {
+                    await response.BodyWriter.WriteAsync(buffer);
+                }
+            }
+        }));
+
+        byte[] body = await host.Http.GetByteArrayAsync("reused");
+        body.Length.ShouldBe(Piece * Pieces);
+        for (int i = 0; i < Pieces; i++)
+        {
+            Array.TrueForAll(body.AsSpan(i * Piece, Piece).ToArray(), b => b == (byte)(i + 1)).ShouldBeTrue($"piece {i}");
+        }
+    }
+
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task RequestAborted_fires_when_the_client_disconnects_while_the_endpoint_waits()
     {

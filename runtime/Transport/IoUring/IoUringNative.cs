@@ -229,27 +229,6 @@ internal static unsafe partial class IoUringNative
         public ulong Reserved2;
     }
 
-    /// <summary><c>struct iovec</c>.</summary>
-    [StructLayout(LayoutKind.Sequential)]
-    public struct IoVector
-    {
-        public byte* Base;
-        public nuint Length;
-    }
-
-    /// <summary><c>struct msghdr</c> (56 bytes on 64-bit Linux).</summary>
-    [StructLayout(LayoutKind.Sequential)]
-    public struct MessageHeader
-    {
-        public void* Name;
-        public uint NameLength;
-        public IoVector* Vectors;
-        public nuint VectorCount;
-        public void* Control;
-        public nuint ControlLength;
-        public int Flags;
-    }
-
     /// <summary><c>struct __kernel_timespec</c>.</summary>
     [StructLayout(LayoutKind.Sequential)]
     public struct KernelTimespec

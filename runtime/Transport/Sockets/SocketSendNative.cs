@@ -7,15 +7,13 @@ namespace Falconet.Transport.Sockets;
 /// <remarks>
 /// .NET's own gathered send pins every buffer with a GCHandle and allocates the handle and iovec arrays per call above
 /// eight buffers; the transport's blocks live on the pinned object heap already, so their addresses go into the vector as
-/// they are. Linux's <c>struct msghdr</c> and <c>struct iovec</c> have the same layout on every 64-bit architecture.
+/// they are. A full send buffer (EAGAIN) and every other failure leave the send to the socket's own calls, which wait for
+/// room and map errors as for any call.
 /// </remarks>
 internal static unsafe partial class SocketSendNative
 {
     /// <summary>Linux's IOV_MAX: the most buffers one call takes.</summary>
     internal const int MaxVectors = 1024;
-
-    /// <summary>EAGAIN (also EWOULDBLOCK): the socket's send buffer is full.</summary>
-    internal const int WouldBlock = 11;
 
     /// <summary>EINTR.</summary>
     internal const int Interrupted = 4;
@@ -25,25 +23,6 @@ internal static unsafe partial class SocketSendNative
 
     /// <summary>True where the call is made: 64-bit Linux. Elsewhere every send goes through the socket's own calls.</summary>
     internal static readonly bool IsSupported = OperatingSystem.IsLinux() && IntPtr.Size == 8;
-
-    [StructLayout(LayoutKind.Sequential)]
-    internal struct IoVector
-    {
-        public byte* Base;
-        public nuint Length;
-    }
-
-    [StructLayout(LayoutKind.Sequential)]
-    private struct MessageHeader
-    {
-        public void* Name;
-        public uint NameLength;
-        public IoVector* Vectors;
-        public nuint VectorCount;
-        public void* Control;
-        public nuint ControlLength;
-        public int Flags;
-    }
 
     /// <summary>One non-blocking gathered send; the bytes the kernel took, or -1 with the errno in <paramref name="errno"/>.</summary>
     internal static nint Send(nint socket, IoVector* vectors, int count, out int errno)

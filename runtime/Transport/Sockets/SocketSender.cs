@@ -135,7 +135,7 @@ internal sealed unsafe class SocketSender : SocketOperation, IValueTaskSource
     [SkipLocalsInit]
     private Gathered SendGathered()
     {
-        SocketSendNative.IoVector* vectors = stackalloc SocketSendNative.IoVector[SocketSendNative.MaxVectors];
+        IoVector* vectors = stackalloc IoVector[SocketSendNative.MaxVectors];
         int count = 0;
         long offered = 0;
         SequencePosition position = _remaining.Start;

@@ -121,23 +121,28 @@ internal sealed partial class Http1OutputBuffer : IDisposable, IValueTaskSource
 
     /// <summary>
     /// Sends everything buffered (as <see cref="FlushAsync"/>), then <paramref name="data"/> in a send of its own, pinned
-    /// for as long as the transport may read it. Completes once the transport took the last of it: only then may the
-    /// caller reuse its memory. A pending send counts against the minimum response data rate, as a flush's does.
+    /// for as long as the transport may read it, then buffers a chunk's closing CRLF when <paramref name="endsChunk"/>.
+    /// Completes once the transport took the last of <paramref name="data"/>: only then may the caller reuse its memory.
+    /// A pending send counts against the minimum response data rate, as a flush's does.
     /// </summary>
-    public ValueTask SendAfterBufferedAsync(ReadOnlyMemory<byte> data, CancellationToken cancellationToken)
+    /// <remarks>
+    /// The CRLF is written only after the sends: while the first one is pending its completion consumes the chain on
+    /// another thread, so nothing may be appended meanwhile. The caller awaits the returned task before it writes again.
+    /// </remarks>
+    public ValueTask SendAfterBufferedAsync(ReadOnlyMemory<byte> data, bool endsChunk, CancellationToken cancellationToken)
     {
         TrackPeak();
         ValueTask flush = FlushAsync(cancellationToken);
         if (!flush.IsCompletedSuccessfully)
         {
-            return FlushThenSendAsync(flush, data, cancellationToken);
+            return FlushThenSendAsync(flush, data, endsChunk, cancellationToken);
         }
 
         flush.GetAwaiter().GetResult();
-        return SendAloneAsync(data, cancellationToken);
+        return SendAloneAsync(data, endsChunk, cancellationToken);
     }
 
-    private ValueTask SendAloneAsync(ReadOnlyMemory<byte> data, CancellationToken cancellationToken)
+    private ValueTask SendAloneAsync(ReadOnlyMemory<byte> data, bool endsChunk, CancellationToken cancellationToken)
     {
         // Transports that hand memory to the system later (libuv, io_uring) need it pinned; pool blocks are, this is not.
         MemoryHandle pin = data.Pin();
@@ -152,20 +157,25 @@ internal sealed partial class Http1OutputBuffer : IDisposable, IValueTaskSource
             throw;
         }
 
-        if (send.IsCompletedSuccessfully)
+        if (!send.IsCompletedSuccessfully)
         {
-            send.GetAwaiter().GetResult();
-            pin.Dispose();
-            return default;
+            return AwaitSendAloneAsync(send, pin, data.Length, endsChunk);
         }
 
-        return AwaitSendAloneAsync(send, pin, data.Length);
+        send.GetAwaiter().GetResult();
+        pin.Dispose();
+        if (endsChunk)
+        {
+            Write(ChunkedResponseEncoder.ChunkEnd);
+        }
+
+        return default;
     }
 
     // Pooled: a large write pends whenever the client reads slower than the server writes, and a box per write would be
     // an allocation per write.
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-    private async ValueTask AwaitSendAloneAsync(ValueTask send, MemoryHandle pin, int length)
+    private async ValueTask AwaitSendAloneAsync(ValueTask send, MemoryHandle pin, int length, bool endsChunk)
     {
         _rates?.SendStarted(length);
         try
@@ -177,13 +187,18 @@ internal sealed partial class Http1OutputBuffer : IDisposable, IValueTaskSource
             _rates?.SendEnded();
             pin.Dispose();
         }
+
+        if (endsChunk)
+        {
+            Write(ChunkedResponseEncoder.ChunkEnd);
+        }
     }
 
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-    private async ValueTask FlushThenSendAsync(ValueTask flush, ReadOnlyMemory<byte> data, CancellationToken cancellationToken)
+    private async ValueTask FlushThenSendAsync(ValueTask flush, ReadOnlyMemory<byte> data, bool endsChunk, CancellationToken cancellationToken)
     {
         await flush.ConfigureAwait(false);
-        await SendAloneAsync(data, cancellationToken).ConfigureAwait(false);
+        await SendAloneAsync(data, endsChunk, cancellationToken).ConfigureAwait(false);
     }
 
     private void OnSendCompleted()

@@ -386,8 +386,8 @@ public partial class HttpResponse
     /// <summary>
     /// Writes a large body write without copying it into the output: the head (when the response starts here), the body
     /// buffered so far and the chunk header go into the output and are sent first, then the caller's bytes in a send of
-    /// their own (for TLS, encrypted into records straight from them); a chunk's closing CRLF waits in the output for the
-    /// next send. The returned task completes once the transport took the caller's bytes, so a slow reader holds this
+    /// their own (for TLS, encrypted into records straight from them); a chunk's closing CRLF then waits in the output for
+    /// the next send. The returned task completes once the transport took the caller's bytes, so a slow reader holds this
     /// write and nothing of it is buffered.
     /// </summary>
     private ValueTask WriteSentAloneAsync(ReadOnlyMemory<byte> data, CancellationToken cancellationToken)
@@ -413,14 +413,7 @@ public partial class HttpResponse
             ChunkedResponseEncoder.WriteChunkHeader(_output.Writer, data.Length);
         }
 
-        ValueTask send = _output.SendAfterBufferedAsync(data, cancellationToken);
-        if (chunked)
-        {
-            // After the bytes the sends took: it leaves with the next one, after the caller's.
-            _output.Write(ChunkedResponseEncoder.ChunkEnd);
-        }
-
-        return send;
+        return _output.SendAfterBufferedAsync(data, endsChunk: chunked, cancellationToken);
     }
 
     /// <summary>Returns the empty staged block to the pool while the connection waits for its next request.</summary>
