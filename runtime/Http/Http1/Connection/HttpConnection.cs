@@ -51,6 +51,9 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
     private int _emptyLineBytes;
     private long _requestCount;
 
+    // The handler's ValueTask while the loop awaits it (see ProcessRequestsAsync); default otherwise.
+    private ValueTask _pendingHandling;
+
     // The managed id of the thread the loop runs on since its last await, or 0 when not read yet.
     private int _loopThread;
 
@@ -265,6 +268,10 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
                         }
                         else
                         {
+                            // Kept in a field while it waits: a local that lived across the await below would be a field
+                            // of the state machine, stored (with a write barrier) and cleared on every synchronous request.
+                            _pendingHandling = handling;
+
                             // While the handler waits, a receive notices a client that goes away (RequestAborted).
                             _input.WatchForDisconnect();
 
@@ -275,7 +282,7 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
                                 _loopThread = 0;
                             }
 
-                            await handling.ConfigureAwait(false);
+                            await TakePendingHandling().ConfigureAwait(false);
                             _loopThread = 0;
 
                             // The handler finished elsewhere (a timer, the thread pool): the response is completed and
@@ -384,6 +391,14 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
                 return;
             }
         }
+    }
+
+    /// <summary>The handler call that did not complete synchronously, handed to its await (and forgotten here).</summary>
+    private ValueTask TakePendingHandling()
+    {
+        ValueTask pending = _pendingHandling;
+        _pendingHandling = default;
+        return pending;
     }
 
     /// <summary>
