@@ -22,8 +22,8 @@ internal sealed class Http1ResponseHead
     private int _statusCode;
     private ulong _bits;
 
-    // The Content-Length line kept after the remembered bytes (from _length to _lengthLineEnd), and its value; none when
-    // _lengthLineEnd is 0.
+    // The Content-Length line kept after the remembered bytes (from _length to _lengthLineEnd, followed by the head's empty
+    // line), and its value; none when _lengthLineEnd is 0.
     private int _lengthLineEnd;
     private long _contentLength;
 
@@ -62,9 +62,11 @@ internal sealed class Http1ResponseHead
 
         int rest = headers.WriteRest(destination[start..]);
         int written = start + rest;
-        if (remembered && lengthAlone && written <= _bytes!.Length)
+        if (remembered && lengthAlone && written + 4 <= _bytes!.Length)
         {
+            // Kept with the empty line after it, so that a repeat copies the whole head at once.
             destination.Slice(start, rest).CopyTo(_bytes.AsSpan(start));
+            "\r\n\r\n"u8.CopyTo(_bytes.AsSpan(written));
             _lengthLineEnd = written;
             _contentLength = contentLength;
         }
@@ -88,11 +90,11 @@ internal sealed class Http1ResponseHead
             return false;
         }
 
-        Span<byte> head = writer.GetSpan(headLength + 4 + body.Length);
+        headLength += 4;
+        Span<byte> head = writer.GetSpan(headLength + body.Length);
         _bytes.AsSpan(0, headLength).CopyTo(head);
-        "\r\n\r\n"u8.CopyTo(head[headLength..]);
-        body.CopyTo(head[(headLength + 4)..]);
-        writer.Advance(headLength + 4 + body.Length);
+        body.CopyTo(head[headLength..]);
+        writer.Advance(headLength + body.Length);
         return true;
     }
 
