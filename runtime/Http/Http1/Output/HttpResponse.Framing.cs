@@ -62,7 +62,22 @@ public partial class HttpResponse
     /// response has not started, or writes the last chunk when it streams.
     /// </summary>
     /// <exception cref="InvalidOperationException">The body does not match a declared Content-Length.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void Complete()
+    {
+        // The common case inline, in the caller: an HTTP/1.1 response not started, without a declared length.
+        if (_stream is null && _state == ResponseState.NotStarted && Headers.ContentLength is null && TryStartFinalFromRememberedHead())
+        {
+            _state = ResponseState.Completed;
+            return;
+        }
+
+        CompleteOther();
+    }
+
+    /// <summary><see cref="Complete"/> for every response <see cref="TryStartFinalFromRememberedHead"/> does not start.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void CompleteOther()
     {
         if (_stream is not null)
         {
@@ -73,12 +88,6 @@ public partial class HttpResponse
         if (_state == ResponseState.NotStarted)
         {
             long? declared = Headers.ContentLength;
-            if (declared is null && TryStartFinalFromRememberedHead())
-            {
-                _state = ResponseState.Completed;
-                return;
-            }
-
             if (declared is not null && declared != _bodyBytes && !_isHead && !HttpStatusLines.IsBodyless(_statusCode))
             {
                 throw new InvalidOperationException(
