@@ -27,6 +27,7 @@ public partial class HttpResponse
             _staged.Consume(_staged.GetSequence().End);
         }
 
+        _pendingBody = 0;
         _statusCode = 200;
         _state = ResponseState.NotStarted;
         _framing = ResponseFraming.None;
@@ -146,7 +147,9 @@ public partial class HttpResponse
     private void Start(bool final)
     {
         // Server and Date need no restoring: they are added only when absent, as a retry would add them (a Date at
-        // most a second older than a fresh one).
+        // most a second older than a fresh one). The head written below may be remembered over body bytes waiting behind
+        // the last one: they move to the staged blocks first.
+        SpillPendingBody();
         ResponseHeaders headers = Headers;
         StringValues transferEncoding = headers.TransferEncoding;
         StringValues connection = headers.Connection;
@@ -211,7 +214,9 @@ public partial class HttpResponse
 
         AddDefaultHeaders(headers);
         headers.ContentLength = _bodyBytes;
-        if (!_head.TryWriteRemembered(_output.Writer, _statusCode, headers, body))
+
+        // A body waiting behind the remembered head goes out with it in the same copy (nothing is staged then).
+        if (!_head.TryWriteRemembered(_output.Writer, _statusCode, headers, body, _pendingBody))
         {
             headers.ContentLength = null;
             return false;
@@ -220,6 +225,7 @@ public partial class HttpResponse
         _framing = ResponseFraming.ContentLength;
         _declaredLength = _bodyBytes;
         _state = ResponseState.Started;
+        _pendingBody = 0;
         if (!body.IsEmpty)
         {
             _staged.ConsumeAll();
