@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Text;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
+using Falconet.Server;
 using Microsoft.Extensions.Primitives;
 using Shouldly;
 
@@ -152,4 +153,16 @@ public class BodyBehindRememberedHeadTests : ServerTests
         failed.StatusCode.ShouldBe(500);
         failed.BodyText.ShouldNotContain("Hello");
     }
+}
+
+/// <summary>The same tests on the libuv transport.</summary>
+public sealed class BodyBehindRememberedHeadTestsOnLibuv : BodyBehindRememberedHeadTests
+{
+    protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class BodyBehindRememberedHeadTestsOnIoUring : BodyBehindRememberedHeadTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
 }

@@ -2,6 +2,7 @@ using System;
 using System.Text;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
+using Falconet.Server;
 using Shouldly;
 
 namespace Falconet.Http.Tests.Http1;
@@ -102,4 +103,16 @@ public class PerRequestStateTests : ServerTests
         (await client.ReadResponseAsync()).BodyText.ShouldBe("read=0|trailers=0");
         (await client.ReadResponseAsync()).BodyText.ShouldBe("read=7|trailers=0");
     }
+}
+
+/// <summary>The same tests on the libuv transport.</summary>
+public sealed class PerRequestStateTestsOnLibuv : PerRequestStateTests
+{
+    protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class PerRequestStateTestsOnIoUring : PerRequestStateTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
 }

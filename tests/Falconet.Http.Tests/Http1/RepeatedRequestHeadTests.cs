@@ -4,6 +4,7 @@ using System.Text;
 using System.Threading.Tasks;
 using Falconet.Http.Http1;
 using Falconet.Http.Tests.Infrastructure;
+using Falconet.Server;
 using Shouldly;
 
 namespace Falconet.Http.Tests.Http1;
@@ -204,4 +205,16 @@ public class RepeatedRequestHeadTests : ServerTests
 
         public void RememberHeaderSection(ReadOnlySpan<byte> section) => calls.Add("keep section " + section.Length);
     }
+}
+
+/// <summary>The same tests on the libuv transport.</summary>
+public sealed class RepeatedRequestHeadTestsOnLibuv : RepeatedRequestHeadTests
+{
+    protected override TransportKind Transport => TransportKind.Libuv;
+}
+
+/// <summary>The same tests on the io_uring transport.</summary>
+public sealed class RepeatedRequestHeadTestsOnIoUring : RepeatedRequestHeadTests
+{
+    protected override TransportKind Transport => TransportKind.IoUring;
 }
