@@ -431,7 +431,19 @@ public partial class FalconetServer : IAsyncDisposable
         // Cancelled before idle connections are looked at: a connection about to wait reads it after publishing
         // that it waits, so each one either closes by itself or is closed here. Busy ones close after their request.
         _shutdown.Cancel();
-        _connections.ForEach(0, static (connection, _) => connection.CloseIfIdle());
+        _connections.ForEach(_logger, static (connection, logger) =>
+        {
+            // One connection's failure must not end the stop for the others (they would be left open until the timeout).
+            try
+            {
+                connection.CloseIfIdle();
+            }
+            catch (Exception exception)
+            {
+                ServerLog.StopCloseFailed(logger, connection.Id, exception);
+                connection.Abort();
+            }
+        });
 
         TimeSpan shutdownTimeout = _running?.ShutdownTimeout ?? TimeSpan.Zero;
         try

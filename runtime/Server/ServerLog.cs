@@ -48,4 +48,7 @@ internal static partial class ServerLog
 
     [LoggerMessage(EventId = 113, Level = LogLevel.Information, Message = "At most {Limit} connections open at once (file descriptor limit {DescriptorLimit}, -1 when unknown)")]
     public static partial void ConnectionLimit(ILogger logger, int limit, long descriptorLimit);
+
+    [LoggerMessage(EventId = 115, Level = LogLevel.Error, Message = "Closing connection {ConnectionId} for the stop failed; it is aborted")]
+    public static partial void StopCloseFailed(ILogger logger, long connectionId, Exception exception);
 }

@@ -176,6 +176,15 @@ internal sealed partial class Http2Connection : ServerConnection
         {
             await LingerAsync().ConfigureAwait(false);
         }
+
+        // A send another thread started before the close (a handler's flush, a stopping server's GOAWAY) may still be
+        // inside the transport, which the caller disposes next: wait for it. An aborted transport ends it at once.
+        if (_abortRequested)
+        {
+            _transport.Abort();
+        }
+
+        await WaitForSendsAsync().ConfigureAwait(false);
     }
 
     private async Task ReadFramesAsync()
@@ -356,8 +365,9 @@ internal sealed partial class Http2Connection : ServerConnection
     }
 
     /// <summary>
-    /// Waits until a send in flight completes, so the last frames (GOAWAY) leave before the transport closes; bounded, since
-    /// a peer that does not read falls below the minimum response data rate and the heartbeat aborts the transport.
+    /// Waits until a send in flight completes, so the last frames (GOAWAY) leave before the transport closes, and no send
+    /// is inside the transport when it is disposed; bounded, since a peer that does not read falls below the minimum
+    /// response data rate and the heartbeat aborts the transport.
     /// </summary>
     private ValueTask WaitForSendsAsync() => Output.WaitUntilSentAsync();
 }

@@ -42,6 +42,7 @@ internal sealed class Http2Output
     private SequencePosition _inFlightEnd;
     private bool _sending;
     private bool _closed;
+    private bool _disposed;
     private Exception? _failure;
     private int _batchThread;
 
@@ -245,12 +246,16 @@ internal sealed class Http2Output
         }
     }
 
-    /// <summary>Completes once no send is in flight (at once when none is).</summary>
+    /// <summary>
+    /// Completes once no send is in flight (at once when none is), closed or not: a send another thread started (a stopping
+    /// server's GOAWAY) may still be inside the transport when the connection ends, and the transport must not be disposed
+    /// under it. Bounded like any send: the minimum response data rate, or the transport's abort, ends one that stalls.
+    /// </summary>
     public ValueTask WaitUntilSentAsync()
     {
         lock (Gate)
         {
-            return _sending && !_closed ? _sent.Arm() : default;
+            return _sending ? _sent.Arm() : default;
         }
     }
 
@@ -267,7 +272,6 @@ internal sealed class Http2Output
             _closed = true;
             _failure ??= reason;
             _drained.Fail(reason);
-            _sent.Set();
             WakeBlocked();
         }
     }
@@ -363,8 +367,7 @@ internal sealed class Http2Output
             WakeBlocked();
             if (_closed || _chain.Length == 0)
             {
-                _sending = false;
-                _sent.Set();
+                EndSendLocked();
                 next = default;
                 return false;
             }
@@ -379,8 +382,7 @@ internal sealed class Http2Output
     {
         lock (Gate)
         {
-            _sending = false;
-            _sent.Set();
+            EndSendLocked();
         }
 
         Close(exception);
@@ -398,13 +400,32 @@ internal sealed class Http2Output
         }
     }
 
-    /// <summary>Returns every block; called once the transport is disposed (no send in flight anymore).</summary>
+    /// <summary>
+    /// Returns every block; called once the transport is disposed. A send still in flight keeps the blocks it carries until
+    /// it ends (<see cref="EndSendLocked"/> returns them then).
+    /// </summary>
     public void Dispose()
     {
         lock (Gate)
         {
             _closed = true;
+            _disposed = true;
+            if (!_sending)
+            {
+                _chain.Dispose();
+            }
+        }
+    }
+
+    /// <summary>The send in flight ended (under <see cref="Gate"/>): wakes who waits for it, and returns the blocks of a disposed output.</summary>
+    private void EndSendLocked()
+    {
+        _sending = false;
+        if (_disposed)
+        {
             _chain.Dispose();
         }
+
+        _sent.Set();
     }
 }
