@@ -150,7 +150,28 @@ public sealed class BlockChain : IBufferWriter<byte>, IDisposable
     }
 
     /// <summary>Drops every buffered byte: returns every block but the tail to the pool and rewinds the tail for the next write.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void ConsumeAll()
+    {
+        // The common case inline: the bytes lie in one block (a small response body), which only rewinds.
+        MemoryBlock? tail = _tail;
+        if (ReferenceEquals(_head, tail))
+        {
+            _length = 0;
+            if (tail is not null)
+            {
+                tail.Start = 0;
+                tail.End = 0;
+            }
+
+            return;
+        }
+
+        ConsumeAllBlocks();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void ConsumeAllBlocks()
     {
         MemoryBlock? block = _head;
         MemoryBlock? tail = _tail;

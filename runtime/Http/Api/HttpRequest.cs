@@ -45,6 +45,12 @@ public class HttpRequest
     /// <summary>The longest request line kept for <see cref="TryRepeatRequestLine"/>.</summary>
     internal const int MaxRepeatedLineLength = 256;
 
+    // The kept request line and the headers' kept section as one run, when a head repeated both (see TryRepeatRequestHead),
+    // with the stamps of the two runs it was made of: it stands only while neither has been forgotten or replaced since.
+    private RepeatedBytes _head;
+    private int _headLineStamp;
+    private int _headSectionStamp;
+
     internal HttpRequest(RequestHeaders headers, RequestBodyReader bodyReader)
     {
         Headers = headers;
@@ -270,6 +276,40 @@ public class HttpRequest
 
     /// <summary>Keeps <paramref name="line"/>, the bytes the request line was just set from, for <see cref="TryRepeatRequestLine"/>.</summary>
     internal void RememberRequestLine(ReadOnlySpan<byte> line) => _line.Keep(line, MaxRepeatedLineLength);
+
+    /// <summary>
+    /// When <paramref name="received"/> starts with the whole head kept by <see cref="RememberRequestHead"/> and both of its
+    /// parts are still the kept line and the kept section, makes it this request's head again, as
+    /// <see cref="TryRepeatRequestLine"/> and <see cref="RequestHeaderCollection.TryRepeatSection"/> would one after the other,
+    /// with one compare; returns its length, otherwise 0 and nothing changes.
+    /// </summary>
+    internal int TryRepeatRequestHead(ReadOnlySpan<byte> received)
+    {
+        RequestHeaders headers = Headers;
+        int length;
+        if (_head.Length == 0 || _headLineStamp != _line.Stamp || _headSectionStamp != headers.SectionStamp
+            || (length = _head.Match(received)) == 0 || !headers.TryRestoreSection())
+        {
+            return 0;
+        }
+
+        BodyKind = RequestBodyKind.None;
+        _trailers?.Clear();
+        return length;
+    }
+
+    /// <summary>
+    /// Keeps <paramref name="head"/>, a head whose request line repeated the kept line and whose section repeated the headers'
+    /// kept section, as one run for <see cref="TryRepeatRequestHead"/>.
+    /// </summary>
+    internal void RememberRequestHead(ReadOnlySpan<byte> head)
+    {
+        if (_head.Keep(head, MaxRepeatedLineLength + RequestHeaderCollection.MaxRepeatedSectionLength))
+        {
+            _headLineStamp = _line.Stamp;
+            _headSectionStamp = Headers.SectionStamp;
+        }
+    }
 
     // "http://host:port/path": the authority follows "://" and the path starts at the next '/'; a bare authority has an empty path.
     private static int FindAbsolutePathStart(ReadOnlySpan<byte> target, out int authorityStart)

@@ -27,6 +27,11 @@ public partial class HttpResponse
     private bool _isHead;
     private bool _http10;
 
+    // Body bytes of a response not started yet that wait in the remembered head's spare room (Http1ResponseHead.SpareRoom),
+    // right behind the head they will most likely go out with: then head and body leave in one copy. Only while nothing is
+    // staged; any other use of the body moves them to the staged blocks first (SpillPendingBody).
+    private int _pendingBody;
+
     internal HttpResponse(ResponseHeaders headers, Http1OutputBuffer output, SlabMemoryPool pool)
     {
         Headers = headers;
@@ -122,6 +127,25 @@ public partial class HttpResponse
 
         if (_state == ResponseState.NotStarted)
         {
+            if (_staged.Length == 0)
+            {
+                Span<byte> room = _head.SpareRoom;
+                int pending = _pendingBody;
+                if ((uint)data.Length <= (uint)(room.Length - pending))
+                {
+                    data.CopyTo(room[pending..]);
+                    _pendingBody = pending += data.Length;
+                    if (pending + _output.Buffered >= _output.Limit)
+                    {
+                        Start(final: false);
+                    }
+
+                    return;
+                }
+
+                SpillPendingBody();
+            }
+
             _stagedWriter.Write(data);
             if (_staged.Length + _output.Buffered >= _output.Limit)
             {
@@ -133,6 +157,17 @@ public partial class HttpResponse
 
         CommitStaged();
         WriteFramed(data);
+    }
+
+    /// <summary>Moves body bytes waiting in the remembered head's spare room to the staged blocks (see <c>_pendingBody</c>).</summary>
+    private void SpillPendingBody()
+    {
+        int pending = _pendingBody;
+        if (pending != 0)
+        {
+            _pendingBody = 0;
+            _stagedWriter.Write(_head.SpareRoom[..pending]);
+        }
     }
 
     /// <summary>
@@ -218,6 +253,7 @@ public partial class HttpResponse
     internal Memory<byte> GetBodyMemory(int sizeHint)
     {
         ThrowIfCompleted();
+        SpillPendingBody();
         return _stagedWriter.GetMemory(sizeHint);
     }
 

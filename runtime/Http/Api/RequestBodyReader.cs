@@ -28,6 +28,11 @@ public sealed class RequestBodyReader
     private bool _completed = true;
     private bool _expectContinue;
 
+    // The current request's body was not complete at its start: reading, draining or a fault may have changed the decoder,
+    // the body's data rate, BytesRead, ContinueSent, Fault or Truncated, which the next Reset then clears. A request without a
+    // body (complete at its start) can change none of them: every path that does runs only while the body is not complete.
+    private bool _readable;
+
     // HTTP/2: the stream whose DATA frames are the body; the HTTP/1.1 fields above stay unused.
     private readonly Http2.Http2Stream? _stream;
 
@@ -98,12 +103,17 @@ public sealed class RequestBodyReader
         _remaining = kind == RequestBodyKind.ContentLength ? contentLength : 0;
         _completed = kind == RequestBodyKind.None || (kind == RequestBodyKind.ContentLength && contentLength == 0);
         _expectContinue = expectContinue && !_completed;
-        _decoder.Reset();
-        _rates.ResetBody();
-        BytesRead = 0;
-        ContinueSent = false;
-        Fault = null;
-        Truncated = false;
+        if (_readable)
+        {
+            _decoder.Reset();
+            _rates.ResetBody();
+            BytesRead = 0;
+            ContinueSent = false;
+            Fault = null;
+            Truncated = false;
+        }
+
+        _readable = !_completed;
     }
 
     /// <summary>

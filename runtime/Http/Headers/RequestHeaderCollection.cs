@@ -186,6 +186,27 @@ public abstract class RequestHeaderCollection : HeaderCollection
         return length;
     }
 
+    /// <summary>Changes whenever the kept section is forgotten or replaced (see <see cref="RepeatedBytes.Stamp"/>).</summary>
+    internal int SectionStamp => _section.Stamp;
+
+    /// <summary>
+    /// <see cref="TryRepeatSection"/> for a caller that has already found the kept section's bytes at the start of the next head
+    /// (the section was kept under <see cref="SectionStamp"/> and it has not changed since): the headers become what that
+    /// section's parse left, unless a slot was written since; false then, and nothing changes.
+    /// </summary>
+    internal bool TryRestoreSection()
+    {
+        if ((_reusable & _sectionBits) != _sectionBits || _section.Length == 0)
+        {
+            return false;
+        }
+
+        _bits = _sectionBits;
+        _contentLength = _sectionContentLength;
+        _unknown?.Clear();
+        return true;
+    }
+
     /// <summary>
     /// Keeps <paramref name="section"/>, the bytes of the header section just parsed into this collection (up to and including
     /// its empty line), for <see cref="TryRepeatSection"/>: only when every header present is a known one holding the one

@@ -22,9 +22,16 @@ internal struct RepeatedBytes
     private int _length;
     private int _misses;
     private bool _offered;
+    private int _stamp;
 
     /// <summary>The length of the kept run, or 0 when there is none.</summary>
     public readonly int Length => _length;
+
+    /// <summary>
+    /// Changes whenever the kept run is forgotten or replaced, so that a run made of this one and others (a whole request head)
+    /// can tell that its parts are still the ones it was made of.
+    /// </summary>
+    public readonly int Stamp => _stamp;
 
     /// <summary>
     /// The kept run's length when <paramref name="received"/> starts with it, otherwise 0. Bytes that differ count as a miss;
@@ -48,7 +55,11 @@ internal struct RepeatedBytes
     }
 
     /// <summary>Forgets the kept run: what it parsed to no longer holds.</summary>
-    public void Forget() => _length = 0;
+    public void Forget()
+    {
+        _length = 0;
+        _stamp++;
+    }
 
     /// <summary>
     /// Keeps a copy of <paramref name="run"/>, just parsed, when it is at most <paramref name="maxLength"/> bytes, this is not
@@ -56,7 +67,7 @@ internal struct RepeatedBytes
     /// </summary>
     public bool Keep(ReadOnlySpan<byte> run, int maxLength)
     {
-        _length = 0;
+        Forget();
         if (run.Length > maxLength || run.IsEmpty)
         {
             return false;

@@ -293,3 +293,21 @@ public sealed class DataRateTestsOverTlsOnIoUring : DataRateTests
 
     protected override TransportKind Transport => TransportKind.IoUring;
 }
+
+/// <summary><see cref="BodyBehindRememberedHeadTests"/> over TLS on the sockets transport.</summary>
+public sealed class BodyBehindRememberedHeadTestsOverTls : BodyBehindRememberedHeadTests
+{
+    protected override bool Https => true;
+}
+
+/// <summary><see cref="RepeatedRequestHeadTests"/> over TLS on the sockets transport.</summary>
+public sealed class RepeatedRequestHeadTestsOverTls : RepeatedRequestHeadTests
+{
+    protected override bool Https => true;
+}
+
+/// <summary><see cref="PerRequestStateTests"/> over TLS on the sockets transport.</summary>
+public sealed class PerRequestStateTestsOverTls : PerRequestStateTests
+{
+    protected override bool Https => true;
+}

@@ -41,6 +41,10 @@ internal readonly struct Http1ParsingHandler<THeaderSet> : IHttpRequestLineHandl
 
     public void RememberRequestLine(ReadOnlySpan<byte> line) => _request.RememberRequestLine(line);
 
+    public int TryRepeatRequestHead(ReadOnlySpan<byte> received) => _request.TryRepeatRequestHead(received);
+
+    public void RememberRequestHead(ReadOnlySpan<byte> head) => _request.RememberRequestHead(head);
+
     public bool OnHeader(ReadOnlySpan<byte> name, ReadOnlySpan<byte> value)
         => _headers.TryAppendMatched(THeaderSet.IndexOfRequestHeader(name), name, value);
 

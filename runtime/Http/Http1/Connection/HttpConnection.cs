@@ -51,6 +51,9 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
     private int _emptyLineBytes;
     private long _requestCount;
 
+    // The handler's ValueTask while the loop awaits it (see ProcessRequestsAsync); default otherwise.
+    private ValueTask _pendingHandling;
+
     // The managed id of the thread the loop runs on since its last await, or 0 when not read yet.
     private int _loopThread;
 
@@ -265,6 +268,10 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
                         }
                         else
                         {
+                            // Kept in a field while it waits: a local that lived across the await below would be a field
+                            // of the state machine, stored (with a write barrier) and cleared on every synchronous request.
+                            _pendingHandling = handling;
+
                             // While the handler waits, a receive notices a client that goes away (RequestAborted).
                             _input.WatchForDisconnect();
 
@@ -275,7 +282,7 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
                                 _loopThread = 0;
                             }
 
-                            await handling.ConfigureAwait(false);
+                            await TakePendingHandling().ConfigureAwait(false);
                             _loopThread = 0;
 
                             // The handler finished elsewhere (a timer, the thread pool): the response is completed and
@@ -384,6 +391,14 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
                 return;
             }
         }
+    }
+
+    /// <summary>The handler call that did not complete synchronously, handed to its await (and forgotten here).</summary>
+    private ValueTask TakePendingHandling()
+    {
+        ValueTask pending = _pendingHandling;
+        _pendingHandling = default;
+        return pending;
     }
 
     /// <summary>
@@ -530,6 +545,7 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
     }
 
     /// <summary>Decides the body framing and resets the request state; false when the request was rejected (response written).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private bool BeginRequest()
     {
         Volatile.Write(ref _requestCount, _requestCount + 1);
@@ -538,25 +554,13 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
         bool http10 = version == KnownVersion.Http10;
         bool isHead = _request.Method == KnownMethod.Head;
 
-        RequestBodyKind bodyKind;
-        long contentLength;
-        try
+        // A head without framing headers has no body and nothing to reject: decided here, inline, without the rejection's
+        // handler around it.
+        RequestBodyKind bodyKind = RequestBodyKind.None;
+        long contentLength = 0;
+        if ((_request.Method == KnownMethod.Connect || !RequestFraming.HasNoFramingHeaders(_requestHeaders))
+            && !TryDetermineFraming(version, isHead, http10, out bodyKind, out contentLength))
         {
-            if (_request.Method == KnownMethod.Connect && !_settings.AllowConnect)
-            {
-                // RFC 9110 section 9.3.6: CONNECT asks for a tunnel, which this server does not make for any target.
-                // 501 says exactly that (section 15.6.2); a 405 would need an Allow list only the application knows.
-                BadHttpRequestException.Throw(RequestRejectionReason.ConnectNotSupported);
-            }
-
-            bodyKind = RequestFraming.Determine(_requestHeaders, version, _settings.Limits, out contentLength);
-        }
-        catch (BadHttpRequestException exception)
-        {
-            ReportRejection(exception);
-            _response.Reset(isHead, http10, keepAlive: false);
-            _response.TryWriteEmptyResponse(exception.StatusCode, keepAlive: false);
-            _closeReason = ConnectionCloseReason.BadRequest;
             return false;
         }
 
@@ -569,6 +573,37 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
         _response.Reset(isHead, http10, _requestKeepAlive);
         _response.AllowSynchronousWrites = _settings.AllowSynchronousWrites;
         return true;
+    }
+
+    /// <summary>
+    /// <see cref="BeginRequest"/>'s framing decision for a CONNECT or a head with Content-Length or Transfer-Encoding; false when
+    /// the request is rejected (its response written).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private bool TryDetermineFraming(KnownVersion version, bool isHead, bool http10, out RequestBodyKind bodyKind, out long contentLength)
+    {
+        try
+        {
+            if (_request.Method == KnownMethod.Connect && !_settings.AllowConnect)
+            {
+                // RFC 9110 section 9.3.6: CONNECT asks for a tunnel, which this server does not make for any target.
+                // 501 says exactly that (section 15.6.2); a 405 would need an Allow list only the application knows.
+                BadHttpRequestException.Throw(RequestRejectionReason.ConnectNotSupported);
+            }
+
+            bodyKind = RequestFraming.Determine(_requestHeaders, version, _settings.Limits, out contentLength);
+            return true;
+        }
+        catch (BadHttpRequestException exception)
+        {
+            ReportRejection(exception);
+            _response.Reset(isHead, http10, keepAlive: false);
+            _response.TryWriteEmptyResponse(exception.StatusCode, keepAlive: false);
+            _closeReason = ConnectionCloseReason.BadRequest;
+            bodyKind = RequestBodyKind.None;
+            contentLength = 0;
+            return false;
+        }
     }
 
     /// <summary>Completes the response after the handler returned or failed; true when the connection stays open.</summary>

@@ -22,8 +22,8 @@ internal sealed class Http1ResponseHead
     private int _statusCode;
     private ulong _bits;
 
-    // The Content-Length line kept after the remembered bytes (from _length to _lengthLineEnd), and its value; none when
-    // _lengthLineEnd is 0.
+    // The Content-Length line kept after the remembered bytes (from _length to _lengthLineEnd, followed by the head's empty
+    // line), and its value; none when _lengthLineEnd is 0.
     private int _lengthLineEnd;
     private long _contentLength;
 
@@ -62,9 +62,11 @@ internal sealed class Http1ResponseHead
 
         int rest = headers.WriteRest(destination[start..]);
         int written = start + rest;
-        if (remembered && lengthAlone && written <= _bytes!.Length)
+        if (remembered && lengthAlone && written + 4 <= _bytes!.Length)
         {
+            // Kept with the empty line after it, so that a repeat copies the whole head at once.
             destination.Slice(start, rest).CopyTo(_bytes.AsSpan(start));
+            "\r\n\r\n"u8.CopyTo(_bytes.AsSpan(written));
             _lengthLineEnd = written;
             _contentLength = contentLength;
         }
@@ -76,10 +78,21 @@ internal sealed class Http1ResponseHead
     }
 
     /// <summary>
-    /// Writes the head and <paramref name="body"/> as <see cref="Write"/> does when the whole head but its empty line, the
-    /// Content-Length line included, is the one written last: one copy. False, with nothing written, otherwise.
+    /// The free part of the kept bytes' buffer behind the remembered head (its Content-Length line and empty line included),
+    /// where the next response's small body can wait to go out with that head in one copy
+    /// (<see cref="TryWriteRemembered"/> with a spare body); empty while no head with its Content-Length line is remembered.
+    /// It holds its bytes until this object writes a head other than the remembered one.
     /// </summary>
-    public bool TryWriteRemembered(BlockChainWriter writer, int statusCode, ResponseHeaderCollection headers, ReadOnlySpan<byte> body)
+    public Span<byte> SpareRoom => _lengthLineEnd == 0 ? default : _bytes.AsSpan(_lengthLineEnd + 4);
+
+    /// <summary>
+    /// Writes the head and <paramref name="body"/> as <see cref="Write"/> does when the whole head but its empty line, the
+    /// Content-Length line included, is the one written last: one copy, which also takes the first
+    /// <paramref name="spareBody"/> bytes of <see cref="SpareRoom"/> as the start of the body. False, with nothing written,
+    /// otherwise.
+    /// </summary>
+    public bool TryWriteRemembered(BlockChainWriter writer, int statusCode, ResponseHeaderCollection headers, ReadOnlySpan<byte> body,
+        int spareBody = 0)
     {
         int headLength = _lengthLineEnd;
         if (headLength == 0 || statusCode != _statusCode || !headers.HasKeptKnownValues(_bits)
@@ -88,11 +101,15 @@ internal sealed class Http1ResponseHead
             return false;
         }
 
-        Span<byte> head = writer.GetSpan(headLength + 4 + body.Length);
+        headLength += 4 + spareBody;
+        Span<byte> head = writer.GetSpan(headLength + body.Length);
         _bytes.AsSpan(0, headLength).CopyTo(head);
-        "\r\n\r\n"u8.CopyTo(head[headLength..]);
-        body.CopyTo(head[(headLength + 4)..]);
-        writer.Advance(headLength + 4 + body.Length);
+        if (!body.IsEmpty)
+        {
+            body.CopyTo(head[headLength..]);
+        }
+
+        writer.Advance(headLength + body.Length);
         return true;
     }
 
@@ -100,7 +117,8 @@ internal sealed class Http1ResponseHead
     {
         if (_bytes is null || _bytes.Length < start.Length)
         {
-            _bytes = new byte[Math.Max(start.Length, 256)];
+            // Room for a small body behind the head too (SpareRoom).
+            _bytes = new byte[Math.Max(start.Length * 2, 512)];
         }
 
         start.CopyTo(_bytes);

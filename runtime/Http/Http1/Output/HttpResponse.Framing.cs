@@ -34,6 +34,7 @@ public partial class HttpResponse
             _staged.Consume(_staged.GetSequence().End);
         }
 
+        _pendingBody = 0;
         _statusCode = 200;
         _state = ResponseState.NotStarted;
         _framing = ResponseFraming.None;
@@ -69,7 +70,22 @@ public partial class HttpResponse
     /// response has not started, or writes the last chunk when it streams.
     /// </summary>
     /// <exception cref="InvalidOperationException">The body does not match a declared Content-Length.</exception>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void Complete()
+    {
+        // The common case inline, in the caller: an HTTP/1.1 response not started, without a declared length.
+        if (_stream is null && _state == ResponseState.NotStarted && Headers.ContentLength is null && TryStartFinalFromRememberedHead())
+        {
+            _state = ResponseState.Completed;
+            return;
+        }
+
+        CompleteOther();
+    }
+
+    /// <summary><see cref="Complete"/> for every response <see cref="TryStartFinalFromRememberedHead"/> does not start.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void CompleteOther()
     {
         if (_stream is not null)
         {
@@ -80,12 +96,6 @@ public partial class HttpResponse
         if (_state == ResponseState.NotStarted)
         {
             long? declared = Headers.ContentLength;
-            if (declared is null && TryStartFinalFromRememberedHead())
-            {
-                _state = ResponseState.Completed;
-                return;
-            }
-
             if (declared is not null && declared != _bodyBytes && !_isHead && !HttpStatusLines.IsBodyless(_statusCode))
             {
                 throw new InvalidOperationException(
@@ -144,7 +154,9 @@ public partial class HttpResponse
     private void Start(bool final)
     {
         // Server and Date need no restoring: they are added only when absent, as a retry would add them (a Date at
-        // most a second older than a fresh one).
+        // most a second older than a fresh one). The head written below may be remembered over body bytes waiting behind
+        // the last one: they move to the staged blocks first.
+        SpillPendingBody();
         ResponseHeaders headers = Headers;
         StringValues transferEncoding = headers.TransferEncoding;
         StringValues connection = headers.Connection;
@@ -209,7 +221,9 @@ public partial class HttpResponse
 
         AddDefaultHeaders(headers);
         headers.ContentLength = _bodyBytes;
-        if (!_head.TryWriteRemembered(_output.Writer, _statusCode, headers, body))
+
+        // A body waiting behind the remembered head goes out with it in the same copy (nothing is staged then).
+        if (!_head.TryWriteRemembered(_output.Writer, _statusCode, headers, body, _pendingBody))
         {
             headers.ContentLength = null;
             return false;
@@ -218,6 +232,7 @@ public partial class HttpResponse
         _framing = ResponseFraming.ContentLength;
         _declaredLength = _bodyBytes;
         _state = ResponseState.Started;
+        _pendingBody = 0;
         if (!body.IsEmpty)
         {
             _staged.ConsumeAll();

@@ -47,7 +47,9 @@ public static partial class Http1Parser
     /// a line that repeats the kept one byte for byte is taken whole
     /// (<see cref="IRepeatedRequestLineHandler.TryRepeatRequestLine"/>), and so is a section
     /// (<see cref="IRepeatedHeaderSectionHandler.TryRepeatHeaderSection"/>, then <see cref="IHttpHeadersHandler.OnHeadersComplete"/>);
-    /// any other line or section is parsed, then handed to the handler to keep.
+    /// any other line or section is parsed, then handed to the handler to keep. A head whose line and section both repeated is
+    /// kept as one run too, so that the next repeat of it is found with one compare
+    /// (<see cref="IRepeatedRequestLineHandler.TryRepeatRequestHead"/>).
     /// </summary>
     /// <remarks>
     /// Equal bytes parse to equal parts under the same limits, so the answer is the parse's for every input: only a common
@@ -59,6 +61,13 @@ public static partial class Http1Parser
     internal static bool TryParseRepeatableRequestHead<T>(ref T handler, ReadOnlySpan<byte> span, HttpLimits limits, out int consumed)
         where T : struct, IHttpRequestLineHandler, IHttpHeadersHandler, IRepeatedRequestLineHandler, IRepeatedHeaderSectionHandler
     {
+        int head = handler.TryRepeatRequestHead(span);
+        if (head != 0)
+        {
+            consumed = head;
+            return true;
+        }
+
         consumed = 0;
         int line = handler.TryRepeatRequestLine(span);
         bool lineRepeated = line != 0;
@@ -80,6 +89,11 @@ public static partial class Http1Parser
             if (!lineRepeated)
             {
                 handler.OnHeadersComplete();
+            }
+            else
+            {
+                // Both repeated: from the next request on one compare covers the whole head.
+                handler.RememberRequestHead(span[..(line + repeated)]);
             }
 
             consumed = line + repeated;

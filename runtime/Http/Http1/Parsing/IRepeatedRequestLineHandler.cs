@@ -18,4 +18,14 @@ internal interface IRepeatedRequestLineHandler
 
     /// <summary>Keeps the bytes of the request line just handed on (up to and including its CRLF).</summary>
     void RememberRequestLine(ReadOnlySpan<byte> line);
+
+    /// <summary>
+    /// When <paramref name="received"/> starts with the head kept by <see cref="RememberRequestHead"/> while the line and the
+    /// section it was made of are still the kept ones, takes that head whole (line and headers) and returns its length;
+    /// otherwise 0, with nothing handed on.
+    /// </summary>
+    int TryRepeatRequestHead(ReadOnlySpan<byte> received);
+
+    /// <summary>Keeps the bytes of a head whose line and section both repeated the kept ones, as one run.</summary>
+    void RememberRequestHead(ReadOnlySpan<byte> head);
 }

@@ -1,4 +1,5 @@
 using System;
+using System.Runtime.CompilerServices;
 using Falconet.Text;
 using Microsoft.Extensions.Primitives;
 
@@ -12,6 +13,12 @@ public static class RequestFraming
     /// "chunked"; 501 for any other transfer coding; 413 when Content-Length passes <see cref="HttpLimits.MaxRequestBodySize"/>.</exception>
     public static RequestBodyKind Determine(RequestHeaders headers, KnownVersion version, HttpLimits limits, out long contentLength)
     {
+        if (HasNoFramingHeaders(headers))
+        {
+            contentLength = 0;
+            return RequestBodyKind.None;
+        }
+
         StringValues transferEncoding = headers.TransferEncoding;
         if (transferEncoding.Count > 0)
         {
@@ -40,6 +47,13 @@ public static class RequestFraming
 
         return contentLength > 0 ? RequestBodyKind.ContentLength : RequestBodyKind.None;
     }
+
+    /// <summary>
+    /// True when the head has neither Transfer-Encoding nor Content-Length: no body, and nothing <see cref="Determine"/> could
+    /// reject (RFC 9112 section 6.3: a request without either has a body of length zero).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static bool HasNoFramingHeaders(RequestHeaders headers) => headers.ContentLength is null && headers.TransferEncoding.Count == 0;
 
     /// <summary>Checks that the codings, over every Transfer-Encoding line in order, end in one "chunked" and hold nothing unknown.</summary>
     private static void CheckTransferCodings(StringValues transferEncoding)
