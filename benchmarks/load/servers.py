@@ -129,10 +129,10 @@ for name, label, arguments, environment, description, mode in [
 
 # The io_uring transport (opt-in), alone and with submission polling (SQPOLL); skipped where the sample lacks it.
 add("falconet-iouring", "Falconet (io_uring)", "falconet", "samples/Plaintext with the io_uring transport",
-    {"http1", "https"}, falconet("--transport", "iouring"), _sample_supports("iouring"), stats=True, mode="inline")
+    {"http1", "https", "h2c"}, falconet("--transport", "iouring"), _sample_supports("iouring"), stats=True, mode="inline")
 add("falconet-iouring-sqpoll", "Falconet (io_uring, SQPOLL)", "falconet",
     "samples/Plaintext with the io_uring transport and submission polling (a kernel thread per ring takes submissions)",
-    {"http1", "https"}, falconet("--iouring-sqpoll"), _sample_supports("iouring"), stats=True, mode="inline")
+    {"http1", "https", "h2c"}, falconet("--iouring-sqpoll"), _sample_supports("iouring"), stats=True, mode="inline")
 
 
 # ---- Kestrel: TechEmpower's entry (PlatformBenchmarks) and the app-level peer ------------------------------------
