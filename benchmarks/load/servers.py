@@ -110,7 +110,7 @@ def falconet(*arguments, environment=None):
 SAMPLE_NEEDS = _exists(SAMPLE, "dotnet build samples/Plaintext -c Release")
 for name, label, arguments, environment, description, mode in [
     ("falconet-libuv", "Falconet (libuv)", ["--transport", "libuv"], None,
-     "samples/Plaintext with the libuv transport, handlers inline on the loop (the defaults where libuv1 is installed)", "inline"),
+     "samples/Plaintext with the libuv transport, handlers inline on the loop (the defaults where io_uring cannot run and libuv1 is installed)", "inline"),
     ("falconet-sockets", "Falconet (sockets)", ["--transport", "sockets"], None,
      "samples/Plaintext with the sockets transport (System.Net.Sockets, the thread pool)", "default"),
     ("falconet-libuv-handoff", "Falconet (libuv, hand-off)", ["--libuv-distribution", "handoff"], None,
@@ -127,8 +127,8 @@ for name, label, arguments, environment, description, mode in [
     add(name, label, "falconet", description, {"http1", "https", "h2c"}, falconet(*arguments, environment=environment),
         SAMPLE_NEEDS, stats=True, mode=mode)
 
-# The io_uring transport (opt-in), alone and with submission polling (SQPOLL); skipped where the sample lacks it.
-add("falconet-iouring", "Falconet (io_uring)", "falconet", "samples/Plaintext with the io_uring transport",
+# The io_uring transport (the default where the kernel allows it), alone and with submission polling (SQPOLL); skipped where the sample lacks it.
+add("falconet-iouring", "Falconet (io_uring)", "falconet", "samples/Plaintext with the io_uring transport, handlers inline on the loop (the defaults where the kernel allows io_uring)",
     {"http1", "https", "h2c"}, falconet("--transport", "iouring"), _sample_supports("iouring"), stats=True, mode="inline")
 add("falconet-iouring-sqpoll", "Falconet (io_uring, SQPOLL)", "falconet",
     "samples/Plaintext with the io_uring transport and submission polling (a kernel thread per ring takes submissions)",
@@ -297,7 +297,7 @@ def aspnetcore(dll, environment=None, extra=(), section="Falconet"):
 ASPNETCORE_NEEDS = _exists(ASPNETCORE_SAMPLE, "dotnet build samples/AspNetCore -c Release")
 ASPNETCORE_KESTREL_NEEDS = _exists(ASPNETCORE_KESTREL, "dotnet build benchmarks/Peers/AspNetCoreKestrel -c Release")
 add("aspnetcore-falconet", "ASP.NET Core on Falconet", "aspnetcore-falconet",
-    "samples/AspNetCore with --server falconet (Falconet's defaults: libuv, handlers inline on the loop)",
+    "samples/AspNetCore with --server falconet (Falconet's defaults: io_uring where the kernel allows it, else libuv; handlers inline on the loop)",
     {"http1", "https", "h2c"}, aspnetcore(ASPNETCORE_SAMPLE, extra=("--server", "falconet")), ASPNETCORE_NEEDS, mode="inline")
 add("aspnetcore-kestrel", "ASP.NET Core on Kestrel", "aspnetcore-kestrel",
     "benchmarks/Peers/AspNetCoreKestrel: the same application on Kestrel, sockets tuned as TechEmpower's entry; thread-pool scheduling",

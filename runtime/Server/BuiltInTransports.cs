@@ -23,21 +23,34 @@ internal static class BuiltInTransports
         _ => throw new NotSupportedException($"Unknown transport {kind}."),
     };
 
-    /// <summary>Whether libuv loads on this machine (the default transport's condition).</summary>
+    /// <summary>Whether libuv loads on this machine (the fallback transport's condition).</summary>
     public static bool LibuvAvailable => LibuvTransportFactory.IsAvailable;
 
+    /// <summary>Null when the io_uring transport can run in this process, otherwise why not (the default transport's condition).</summary>
+    public static string? IoUringUnavailableReason => IoUringSupport.Current.UnavailableReason;
+
     /// <summary>
-    /// The transport of options that name none: libuv when it loads, sockets (logged) otherwise. io_uring is taken only when
-    /// named: measured against libuv it did not cost less per request in every shape (docs/benchmarks.md).
+    /// The transport of options that name none, the cheapest per request that this machine can run (docs/benchmarks.md):
+    /// io_uring where the kernel allows it; otherwise libuv where it loads; otherwise sockets. Each fallback is logged at
+    /// information level with its reason.
     /// </summary>
-    public static TransportKind ChooseDefault(bool libuvAvailable, ILogger logger)
+    /// <param name="ioUringUnavailableReason">Null when io_uring can run; otherwise the sentence that says why not.</param>
+    /// <param name="libuvAvailable">Whether the system's libuv 1.x loads.</param>
+    /// <param name="logger">Where a fallback is reported.</param>
+    public static TransportKind ChooseDefault(string? ioUringUnavailableReason, bool libuvAvailable, ILogger logger)
     {
-        // libuv serves a request with the least CPU (docs/benchmarks.md); sockets needs nothing beyond .NET.
+        if (ioUringUnavailableReason is null)
+        {
+            return TransportKind.IoUring;
+        }
+
         if (libuvAvailable)
         {
+            ServerLog.IoUringUnavailable(logger, ioUringUnavailableReason, "libuv");
             return TransportKind.Libuv;
         }
 
+        ServerLog.IoUringUnavailable(logger, ioUringUnavailableReason, "sockets");
         ServerLog.LibuvUnavailable(logger, LibuvTransportFactory.PackageName);
         return TransportKind.Sockets;
     }

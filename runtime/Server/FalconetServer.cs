@@ -181,7 +181,7 @@ public partial class FalconetServer : IAsyncDisposable
             _connections = new ConnectionRegistry<ServerConnection>(options.MaxConnections ?? DescriptorLimit.DefaultMaxConnections());
             ServerLog.ConnectionLimit(_logger, _connections.Limit, DescriptorLimit.SoftLimit() ?? -1);
             _transport = options.TransportFactory ?? BuiltInTransports.Create(
-                options.Transport ?? BuiltInTransports.ChooseDefault(BuiltInTransports.LibuvAvailable, _logger), options, _connections.Limit);
+                options.Transport ?? BuiltInTransports.ChooseDefault(BuiltInTransports.IoUringUnavailableReason, BuiltInTransports.LibuvAvailable, _logger), options, _connections.Limit);
             if (options.TransportFactory is null)
             {
                 _ownedTransport = _transport as IAsyncDisposable;

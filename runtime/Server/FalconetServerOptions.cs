@@ -23,11 +23,12 @@ public sealed class FalconetServerOptions
 
     /// <summary>
     /// The built-in transport; ignored when <see cref="TransportFactory"/> is set. Null (the default) takes the one measured
-    /// fastest that this machine can run: <see cref="TransportKind.Libuv"/> when the system's libuv 1.x loads, otherwise
-    /// <see cref="TransportKind.Sockets"/> (logged at information level, with the package that would enable libuv).
-    /// Naming <see cref="TransportKind.Libuv"/> explicitly makes a missing libuv an error at start instead.
-    /// <see cref="TransportKind.IoUring"/> is taken only when named (docs/runtime-io.md, "Which transport runs"); where
-    /// io_uring cannot be used, the start fails with a <see cref="NotSupportedException"/> that says why.
+    /// cheapest per request that this machine can run (docs/runtime-io.md, "Which transport runs"):
+    /// <see cref="TransportKind.IoUring"/> where the kernel allows it, otherwise <see cref="TransportKind.Libuv"/> when the
+    /// system's libuv 1.x loads, otherwise <see cref="TransportKind.Sockets"/>; each fallback is logged at information level
+    /// with its reason (and, for libuv, the package that would enable it). Naming a transport explicitly makes its absence
+    /// an error at start instead: a <see cref="NotSupportedException"/> that says why io_uring cannot be used, or a
+    /// missing libuv.
     /// </summary>
     public TransportKind? Transport { get; set; }
 

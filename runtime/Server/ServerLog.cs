@@ -31,6 +31,9 @@ internal static partial class ServerLog
     [LoggerMessage(EventId = 106, Level = LogLevel.Information, Message = "libuv is not installed: running on the sockets transport (install the {Package} package for the libuv transport, which serves a request with less CPU)")]
     public static partial void LibuvUnavailable(ILogger logger, string package);
 
+    [LoggerMessage(EventId = 116, Level = LogLevel.Information, Message = "io_uring cannot be used here ({Reason}): running on the {Transport} transport instead")]
+    public static partial void IoUringUnavailable(ILogger logger, string reason, string transport);
+
     [LoggerMessage(EventId = 104, Level = LogLevel.Warning, Message = "Accepting a connection failed")]
     public static partial void AcceptFailed(ILogger logger, Exception exception);
 

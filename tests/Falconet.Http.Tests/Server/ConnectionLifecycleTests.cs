@@ -149,9 +149,9 @@ public sealed class ConnectionLifecycleTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
-    public async Task Options_that_name_no_transport_run_on_libuv_where_it_loads()
+    public async Task Options_that_name_no_transport_run_on_io_uring_where_the_kernel_allows_it()
     {
-        LibuvTransportFactory.IsAvailable.ShouldBeTrue("libuv1 must be installed on the test machine (.ci/run installs it)");
+        BuiltInTransports.IoUringUnavailableReason.ShouldBeNull("the test machine's kernel must allow io_uring (the io_uring suites need it too)");
         await using TestServer host = await TestServer.StartAsync(context =>
         {
             context.Response.Write("default"u8);
@@ -159,24 +159,50 @@ public sealed class ConnectionLifecycleTests
         });
 
         host.Server.Options.Transport.ShouldBeNull();
-        host.Server.Transport.ShouldBeOfType<LibuvTransportFactory>();
+        host.Server.Transport.ShouldBeOfType<IoUringTransportFactory>();
         using RawClient client = host.Connect();
         await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
         (await client.ReadResponseAsync()).BodyText.ShouldBe("default");
     }
 
     [Fact]
-    public void Without_libuv_the_default_falls_back_to_sockets_and_says_which_package_would_enable_libuv()
+    public void The_default_is_io_uring_where_the_kernel_allows_it_and_names_no_fallback()
     {
         var logs = new RecordingLoggerFactory();
 
-        BuiltInTransports.ChooseDefault(libuvAvailable: false, logs.CreateLogger("test")).ShouldBe(TransportKind.Sockets);
-        BuiltInTransports.ChooseDefault(libuvAvailable: true, logs.CreateLogger("test")).ShouldBe(TransportKind.Libuv);
+        BuiltInTransports.ChooseDefault(null, libuvAvailable: true, logs.CreateLogger("test")).ShouldBe(TransportKind.IoUring);
+        BuiltInTransports.ChooseDefault(null, libuvAvailable: false, logs.CreateLogger("test")).ShouldBe(TransportKind.IoUring);
+
+        logs.Entries.ShouldBeEmpty();
+    }
+
+    [Fact]
+    public void Without_io_uring_the_default_falls_back_to_libuv_and_says_why()
+    {
+        var logs = new RecordingLoggerFactory();
+
+        BuiltInTransports.ChooseDefault("io_uring is disabled on this system (sysctl kernel.io_uring_disabled = 2).", libuvAvailable: true, logs.CreateLogger("test"))
+            .ShouldBe(TransportKind.Libuv);
 
         RecordingLoggerFactory.LogEntry entry = logs.Entries.ShouldHaveSingleItem();
         entry.Level.ShouldBe(Microsoft.Extensions.Logging.LogLevel.Information);
-        entry.Message.ShouldContain("libuv1");
-        entry.Message.ShouldContain("sockets transport");
+        entry.Message.ShouldContain("kernel.io_uring_disabled = 2");
+        entry.Message.ShouldContain("libuv transport");
+    }
+
+    [Fact]
+    public void Without_io_uring_or_libuv_the_default_falls_back_to_sockets_and_says_why_and_which_package_would_enable_libuv()
+    {
+        var logs = new RecordingLoggerFactory();
+
+        BuiltInTransports.ChooseDefault("io_uring exists only on Linux.", libuvAvailable: false, logs.CreateLogger("test")).ShouldBe(TransportKind.Sockets);
+
+        logs.Entries.Length.ShouldBe(2);
+        logs.Entries[0].Message.ShouldContain("io_uring exists only on Linux.");
+        logs.Entries[0].Message.ShouldContain("sockets transport");
+        logs.Entries[1].Level.ShouldBe(Microsoft.Extensions.Logging.LogLevel.Information);
+        logs.Entries[1].Message.ShouldContain("libuv1");
+        logs.Entries[1].Message.ShouldContain("sockets transport");
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
