@@ -92,7 +92,7 @@ RECORD = {
                  levels=[10000, 50000], sources=4),
     "tls": dict(servers=["falconet-libuv", "falconet-sockets", "kestrel-app", "kestrel-app-inline", "nginx", "falconet-iouring"],
                 cells=[("https-plaintext1", [64, 256]), ("https-plaintext16", [256])],
-                payload_servers=["payload-libuv", "payload-sockets", "nginx"], sizes=[1024, 16384, 65536, 1048576]),
+                payload_servers=["payload-iouring", "payload-libuv", "payload-sockets", "nginx"], sizes=[1024, 16384, 65536, 1048576]),
     # HTTP/1.1, HTTPS, HTTP/2 (h2load) and gRPC unary calls (a .NET client, 4 connections of 16 calls in flight: 64 calls,
     # as the other rows' 64 connections).
     "aspnetcore": dict(servers=["aspnetcore-falconet", "aspnetcore-kestrel", "aspnetcore-kestrel-inline"],
@@ -453,7 +453,8 @@ class Harness:
         HTTPS, server pinned to one core, wrk on the other, the cipher suite each server negotiated with the client noted."""
         place = measure.placement("pinned")
         s = self.settings("tls")
-        chosen = self.available(s["payload_servers"], ("https",))
+        names = [n for n in (self.args.servers or []) if n.startswith("payload-") or n == "nginx"] or s["payload_servers"]
+        chosen = self.available(names, ("https",))
         payload = self.out / "payload"
         payload.mkdir(exist_ok=True)
         for size in s["sizes"]:

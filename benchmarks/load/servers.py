@@ -309,10 +309,11 @@ add("aspnetcore-kestrel-inline", "ASP.NET Core on Kestrel (inline)", "aspnetcore
 
 # ---- the payload server (TLS throughput) -------------------------------------------------------------------------
 
-def payload(transport):
+def payload(transport, environment=None):
     def command(launch):
         return (["dotnet", str(PAYLOAD), "--port", str(launch.port), "--https-port", str(launch.https_port),
-                 "--https-cert", str(launch.certificate), "--https-key", str(launch.key), "--transport", transport], {}, ROOT)
+                 "--https-cert", str(launch.certificate), "--https-key", str(launch.key), "--transport", transport],
+                dict(environment or {}), ROOT)
     return command
 
 
@@ -321,6 +322,11 @@ add("payload-libuv", "Falconet payload server (libuv)", "falconet", "benchmarks/
     {"http1", "https"}, payload("libuv"), PAYLOAD_NEEDS)
 add("payload-sockets", "Falconet payload server (sockets)", "falconet", "benchmarks/PayloadServer: GET /bytes/N, sockets",
     {"http1", "https"}, payload("sockets"), PAYLOAD_NEEDS)
+add("payload-sockets-inline", "Falconet payload server (sockets, inline)", "falconet",
+    "benchmarks/PayloadServer: GET /bytes/N, sockets with DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS=1",
+    {"http1", "https"}, payload("sockets", INLINE), PAYLOAD_NEEDS, mode="inline")
+add("payload-iouring", "Falconet payload server (io_uring)", "falconet", "benchmarks/PayloadServer: GET /bytes/N, io_uring",
+    {"http1", "https"}, payload("iouring"), PAYLOAD_NEEDS)
 
 
 def family_members(family):

@@ -77,6 +77,23 @@ public abstract class TransportConnection : IAsyncDisposable
     public const int DefaultMaxGatheredSegments = 8;
 
     /// <summary>
+    /// The smallest HTTP/1.1 body write that ends the declared Content-Length and is sent from the caller's memory rather
+    /// than copied into the output blocks, when it is smaller than the 32 KiB from which every write is. None by default:
+    /// on a plain connection the copy costs less than the send of its own that the write takes. The TLS decorator says 4
+    /// KiB: it encrypts from the caller's memory into records anyway, and keeps the records of the head and of what was
+    /// buffered before the write for the write's own send (<see cref="SendBeforeMoreAsync"/>), so both cost one send.
+    /// </summary>
+    internal virtual int MinLastWriteFromCallerMemory => int.MaxValue;
+
+    /// <summary>
+    /// Sends <paramref name="buffers"/>, which another send follows at once (the head of a response whose body is sent
+    /// from the caller's memory): a connection that can keep them for that send does, so both leave in one system call,
+    /// and completes once it no longer needs the caller's buffers; by default this is <see cref="SendAsync"/>. What is kept
+    /// goes out with the next send, or with close_notify at a graceful close.
+    /// </summary>
+    internal virtual ValueTask SendBeforeMoreAsync(ReadOnlySequence<byte> buffers, CancellationToken ct) => SendAsync(buffers, ct);
+
+    /// <summary>
     /// What the TLS handshake of this connection negotiated; null for a connection without TLS. Connections handed out by
     /// the TLS decorator's listener carry it (the handshake is complete by then); a decorator over one passes it through.
     /// </summary>

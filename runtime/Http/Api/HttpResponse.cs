@@ -173,7 +173,8 @@ public partial class HttpResponse
     /// <summary>
     /// Appends body bytes and, when buffered output is at or above the write-behind bound, waits until the
     /// transport has sent it, so a slow reader holds the server's buffered output within the bound. On HTTP/1.1 a write
-    /// of at least 32 KiB to a response that starts here or has started is sent straight from <paramref name="data"/>,
+    /// of at least 32 KiB (over TLS, also one of at least 4 KiB that ends the declared Content-Length) to a response that
+    /// starts here or has started is sent straight from <paramref name="data"/>,
     /// after what is buffered, and completes once the transport no longer needs the bytes; <paramref name="data"/> may be
     /// reused as soon as the returned task completes, as after any write.
     /// </summary>
@@ -184,7 +185,11 @@ public partial class HttpResponse
             return Http2WriteAsync(data, cancellationToken);
         }
 
-        if (data.Length >= MinWriteSentAlone && IsSentAlone(data.Length))
+        // A large write is sent from the caller's memory (WriteSentAloneAsync) rather than copied into the output blocks
+        // (and, over TLS, again into staging records); so is, over TLS, a smaller one that ends the declared body
+        // (TransportConnection.MinLastWriteFromCallerMemory).
+        if ((data.Length >= MinWriteSentAlone || (data.Length >= _output.MinLastWriteFromCallerMemory && EndsDeclaredBody(data.Length)))
+            && IsSentAlone(data.Length))
         {
             return WriteSentAloneAsync(data, cancellationToken);
         }
@@ -295,6 +300,10 @@ public partial class HttpResponse
     /// <summary>Waits for the transport when buffered output is at or above the write-behind bound.</summary>
     internal ValueTask WaitForWriteBehindAsync(CancellationToken cancellationToken)
         => _stream is not null ? Http2WaitForRoomAsync(cancellationToken) : _output.IsOverLimit ? _output.FlushAsync(cancellationToken) : default;
+
+    /// <summary>True when a write of <paramref name="count"/> bytes brings the body to its declared Content-Length.</summary>
+    private bool EndsDeclaredBody(int count)
+        => (_state == ResponseState.NotStarted ? Headers.ContentLength : _declaredLength) == _bodyBytes + count;
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void CountBodyBytes(int count)

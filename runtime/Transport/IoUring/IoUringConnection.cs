@@ -19,8 +19,9 @@ namespace Falconet.Transport.IoUring;
 /// </para>
 /// <para>
 /// Sends: a send of at most one block is copied into the loop's staging area (<see cref="IoUringSendStaging"/>), submitted
-/// with the turn's batch and completes at once; a larger one is sent from the caller's memory (<c>IORING_OP_SEND</c>, or
-/// <c>IORING_OP_SENDMSG</c> over several blocks) and completes when the kernel took every byte. One send is in the kernel
+/// with the turn's batch and completes at once; a larger one is sent from the caller's memory, first at once with a
+/// non-blocking <c>sendmsg</c> (its blocks then go back to the pool while hot), and what the socket did not take through the
+/// ring (<c>IORING_OP_SEND</c>, or <c>IORING_OP_SENDMSG</c> over several blocks); it completes when the kernel took every byte. One send is in the kernel
 /// at a time, so bytes go out in order and a connection has at most one staged send and the caller's own in flight.
 /// </para>
 /// <para>

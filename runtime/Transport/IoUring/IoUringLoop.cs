@@ -46,6 +46,12 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
     private readonly ManualResetEventSlim _started = new(false);
     private readonly uint _setupFlags;
     private readonly uint _sqPollIdle;
+
+    /// <summary>
+    /// Sends larger than a block are tried at once with <c>sendmsg</c> before the ring (IoUringConnection.SendNowOnLoop);
+    /// not with <see cref="IoUringTransportOptions.SubmissionPolling"/>, whose point is to make no system call.
+    /// </summary>
+    public bool SendsAtOnce { get; }
     private Exception? _startError;
     private IoUringRing? _ring;
     private int _eventFd = -1;
@@ -68,6 +74,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
         _setupFlags = setupFlags;
         LingeringSendCheckInterval = options.LingeringSendCheckInterval;
         _sqPollIdle = (uint)options.SubmissionPollingIdle.TotalMilliseconds;
+        SendsAtOnce = !options.SubmissionPolling;
         Staging = new IoUringSendStaging(Pool);
 
         // The ring is made on the loop thread: a single-issuer ring belongs to the thread that created it.

@@ -127,6 +127,7 @@ internal static unsafe partial class IoUringNative
     public const int ShutRead = 0;
     public const int ShutWrite = 1;
     public const int MsgNoSignal = 0x4000;
+    public const int MsgDontWait = 0x40;
     public const int SockCloexec = 0x80000;
     public const int EfdCloexec = 0x80000;
     public const int EfdNonblock = 0x800;
@@ -246,6 +247,16 @@ internal static unsafe partial class IoUringNative
 
     [LibraryImport(Libc, EntryPoint = "syscall", SetLastError = true)]
     private static partial int SyscallSetup(long number, uint entries, Params* parameters);
+
+    [LibraryImport(Libc, EntryPoint = "sendmsg", SetLastError = true)]
+    private static partial nint SendMessageCall(int fd, MessageHeader* header, int flags);
+
+    /// <summary><c>sendmsg(2)</c> without waiting (<c>MSG_DONTWAIT | MSG_NOSIGNAL</c>): the bytes sent, or a negated errno.</summary>
+    public static nint SendMessageNow(int fd, MessageHeader* header)
+    {
+        nint result = SendMessageCall(fd, header, MsgDontWait | MsgNoSignal);
+        return result >= 0 ? result : -Marshal.GetLastPInvokeError();
+    }
 
     [LibraryImport(Libc, EntryPoint = "syscall", SetLastError = true)]
     private static partial int SyscallEnter(long number, int fd, uint toSubmit, uint minComplete, uint flags, void* signals, nuint signalSetSize);

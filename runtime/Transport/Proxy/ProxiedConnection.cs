@@ -96,6 +96,10 @@ internal sealed class ProxiedConnection : TransportConnection
 
     public override ValueTask SendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct = default) => _inner.SendAsync(buffers, ct);
 
+    internal override int MinLastWriteFromCallerMemory => _inner.MinLastWriteFromCallerMemory;
+
+    internal override ValueTask SendBeforeMoreAsync(ReadOnlySequence<byte> buffers, CancellationToken ct) => _inner.SendBeforeMoreAsync(buffers, ct);
+
     public override void Schedule(IThreadPoolWorkItem workItem) => _inner.Schedule(workItem);
 
     public override void StopReceiving()

@@ -32,7 +32,23 @@ internal sealed partial class TlsConnection
     private byte[]? _staging;
     private int _staged;
 
-    public override ValueTask SendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct = default)
+    // This batch keeps its records for the next send (SendBeforeMoreAsync); the last batch did.
+    private bool _batchKeeps;
+    private bool _recordsKept;
+
+    public override ValueTask SendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct = default) => SendAsync(buffers, keep: false, ct);
+
+    /// <summary>4 KiB: a last body write of at least one block is encrypted from the caller's memory (see <see cref="SendBeforeMoreAsync"/>).</summary>
+    internal override int MinLastWriteFromCallerMemory => FirstRecordPayload;
+
+    /// <summary>
+    /// Encrypts the batch and keeps its records queued for the send that follows, so that a response head and a body sent
+    /// from the caller's memory leave in one inner send; completes once encrypted (or once the bound on bytes in flight let
+    /// the last record in). Records past the send threshold still start an inner send meanwhile.
+    /// </summary>
+    internal override ValueTask SendBeforeMoreAsync(ReadOnlySequence<byte> buffers, CancellationToken ct) => SendAsync(buffers, keep: true, ct);
+
+    private ValueTask SendAsync(ReadOnlySequence<byte> buffers, bool keep, CancellationToken ct)
     {
         if (ct.IsCancellationRequested)
         {
@@ -54,7 +70,7 @@ internal sealed partial class TlsConnection
             throw new InvalidOperationException("A send is already pending on this connection.");
         }
 
-        ValueTask<int> send = EncryptAndSendAsync(buffers, ct);
+        ValueTask<int> send = EncryptAndSendAsync(buffers, keep, ct);
         if (!send.IsCompleted)
         {
             return new ValueTask(_send, _send.Begin(send));
@@ -94,12 +110,15 @@ internal sealed partial class TlsConnection
     /// box returned on another thread than the one that rented it misses the per-thread cache and is allocated.
     /// </para>
     /// </remarks>
-    private ValueTask<int> EncryptAndSendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct)
+    private ValueTask<int> EncryptAndSendAsync(ReadOnlySequence<byte> buffers, bool keep, CancellationToken ct)
     {
         _batch = buffers;
         _batchPosition = buffers.Start;
         _batchLeft = buffers.Length;
-        _batchFirst = true;
+        // After kept records the batch's first record need not be small: those records start the send.
+        _batchFirst = !_recordsKept;
+        _batchKeeps = keep;
+        _recordsKept = false;
         _batchRest = default;
         _batchToken = ct;
         _batchStep = BatchStep.NextRecord;
@@ -137,6 +156,13 @@ internal sealed partial class TlsConnection
                     if (!TakeRecord())
                     {
                         _batchStep = BatchStep.Done;
+                        if (_batchKeeps)
+                        {
+                            // Queued for the send that follows (SendBeforeMoreAsync).
+                            _recordsKept = true;
+                            break;
+                        }
+
                         if (AwaitBatchStep(_stream.SendBufferedAsync()))
                         {
                             return false;

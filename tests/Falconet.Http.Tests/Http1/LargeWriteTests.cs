@@ -17,6 +17,9 @@ public class LargeWriteTests : ServerTests
     private const int Piece = 64 * 1024;
 
     [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData(4 * 1024)]
+    [InlineData(16 * 1024)]
+    [InlineData(20_000)]
     [InlineData(32 * 1024)]
     [InlineData(1_048_576 + 13)]
     public async Task A_large_write_with_a_declared_Content_Length_arrives_byte_exact_twice_on_one_connection(int size)
@@ -121,6 +124,114 @@ public class LargeWriteTests : ServerTests
         // more (19 and 37 measured when every write was copied, the latter with the default bound).
         peakBlocks.ShouldBeLessThanOrEqualTo(host.IsHttps ? 20 : 8);
         longestWrite.ShouldBeGreaterThanOrEqualTo(100, "the stalled reader held a write back");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_head_and_a_body_sent_from_the_handlers_memory_leave_in_one_send_over_TLS_and_in_two_without()
+    {
+        const int Size = 40 * 1024;
+        const int Requests = 4;
+        byte[] payload = BodyHashing.RandomBytes(Size, seed: 4);
+        await using TestServer host = await StartServerAsync(context =>
+        {
+            context.Response.ContentLength = Size;
+            return context.Response.WriteAsync(payload);
+        }, options => options.TransportFactory = CountingTransportFactory.Over(Transport));
+        using RawClient client = host.Connect();
+
+        CountingConnection? connection = null;
+        int sendsAfterFirst = 0;
+        for (int i = 0; i < Requests; i++)
+        {
+            await client.SendAsync("GET / HTTP/1.1\r\nHost: t\r\n\r\n");
+            RawResponse response = await client.ReadResponseAsync().WaitAsync(TestTimeouts.Operation);
+            BodyHashing.Sha256Hex(response.Body).ShouldBe(BodyHashing.Sha256Hex(payload));
+            if (i == 0)
+            {
+                // The handshake's sends (over TLS) are behind this point.
+                connection = ((CountingTransportFactory)host.Server.Options.TransportFactory!).Connections.ShouldHaveSingleItem();
+                sendsAfterFirst = connection.Sends;
+            }
+        }
+
+        // Counted beneath TLS: the head's records were kept for the body's send. A plain connection sends the head, then
+        // the body from the handler's array.
+        (connection!.Sends - sendsAfterFirst).ShouldBe((Requests - 1) * (host.IsHttps ? 1 : 2));
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Pipelined_responses_whose_body_ends_with_a_mid_sized_write_from_one_reused_array_arrive_whole_and_in_order()
+    {
+        const int Requests = 12;
+        byte[] buffer = new byte[9000];
+        await using TestServer host = await StartServerAsync(async context =>
+        {
+            // The last write ends the declared body: over TLS it is encrypted from the array, which is refilled for the
+            // next response as soon as the write completed; the first piece is copied (on every connection).
+            byte mark = (byte)context.Request.PathBytes[^1];
+            context.Response.ContentLength = 5 + buffer.Length;
+            context.Response.Write("head-"u8);
+            Array.Fill(buffer, mark);
+            await context.Response.WriteAsync(buffer);
+        });
+        using RawClient client = host.Connect();
+
+        var requests = new System.Text.StringBuilder();
+        for (int i = 0; i < Requests; i++)
+        {
+            requests.Append("GET /").Append((char)('a' + i)).Append(" HTTP/1.1\r\nHost: t\r\n\r\n");
+        }
+
+        await client.SendAsync(requests.ToString());
+        for (int i = 0; i < Requests; i++)
+        {
+            RawResponse response = await client.ReadResponseAsync().WaitAsync(TestTimeouts.Operation);
+            response.Body.Length.ShouldBe(9005);
+            response.Body[..5].ShouldBe("head-"u8.ToArray());
+            Array.TrueForAll(response.Body[5..], b => b == (byte)('a' + i)).ShouldBeTrue($"response {i} holds another response's bytes");
+        }
+    }
+
+    [Theory(Timeout = TestTimeouts.TestMilliseconds)]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task A_body_of_mid_sized_writes_leaves_in_one_send_per_response_whether_its_last_write_ends_a_declared_length_or_not(bool declared)
+    {
+        const int Piece = 8 * 1024;
+        const int Requests = 4;
+        byte[] first = BodyHashing.RandomBytes(Piece, seed: 5);
+        byte[] second = BodyHashing.RandomBytes(Piece, seed: 6);
+        await using TestServer host = await StartServerAsync(async context =>
+        {
+            if (declared)
+            {
+                context.Response.ContentLength = 2 * Piece;
+            }
+
+            await context.Response.WriteAsync(first);
+            await context.Response.WriteAsync(second);
+        }, options => options.TransportFactory = CountingTransportFactory.Over(Transport));
+        using RawClient client = host.Connect();
+
+        CountingConnection? connection = null;
+        int sendsAfterFirst = 0;
+        for (int i = 0; i < Requests; i++)
+        {
+            await client.SendAsync("GET / HTTP/1.1\r\nHost: t\r\n\r\n");
+            RawResponse response = await client.ReadResponseAsync().WaitAsync(TestTimeouts.Operation);
+            // Undeclared, the body fits the output whole and is given its Content-Length, as a declared one.
+            response.Header("Content-Length").ShouldBe((2 * Piece).ToString(System.Globalization.CultureInfo.InvariantCulture));
+            BodyHashing.Sha256Hex(response.Body).ShouldBe(BodyHashing.Sha256Hex([.. first, .. second]));
+            if (i == 0)
+            {
+                connection = ((CountingTransportFactory)host.Server.Options.TransportFactory!).Connections.ShouldHaveSingleItem();
+                sendsAfterFirst = connection.Sends;
+            }
+        }
+
+        // Pieces below 32 KiB are copied; over TLS the last one of a declared length is encrypted from the handler's
+        // array instead, with the copied bytes' records kept for its send.
+        (connection!.Sends - sendsAfterFirst).ShouldBe(Requests - 1);
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]

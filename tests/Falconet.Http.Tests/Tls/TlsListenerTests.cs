@@ -64,6 +64,30 @@ public class TlsListenerTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Records_kept_for_the_send_that_follows_leave_with_it_or_before_close_notify_when_none_follows()
+    {
+        await using Decorated tls = await Decorated.BindAsync(Transport);
+        ValueTask<TransportConnection?> accept = tls.Listener.AcceptAsync();
+        using RawClient client = await ConnectTlsAsync(tls.Listener.EndPoint);
+        TransportConnection connection = (await accept.AsTask().WaitAsync(TestTimeouts.Operation))!;
+        CountingConnection inner = tls.Counting.Connections.ShouldHaveSingleItem();
+
+        // A response head kept, then its body: one send beneath TLS carries both.
+        int sends = inner.Sends;
+        await connection.SendBeforeMoreAsync(new ReadOnlySequence<byte>("head-"u8.ToArray()), default).AsTask().WaitAsync(TestTimeouts.Operation);
+        inner.Sends.ShouldBe(sends, "the head's records wait for the body's send");
+        await connection.SendAsync(new ReadOnlySequence<byte>("body"u8.ToArray())).AsTask().WaitAsync(TestTimeouts.Operation);
+        inner.Sends.ShouldBe(sends + 1);
+        (await client.ReadExactAsync(9)).ShouldBe("head-body"u8.ToArray());
+
+        // Kept with no send after it (the body's write failed first): a graceful close still delivers it, then close_notify.
+        await connection.SendBeforeMoreAsync(new ReadOnlySequence<byte>("kept"u8.ToArray()), default).AsTask().WaitAsync(TestTimeouts.Operation);
+        await connection.DisposeAsync().AsTask().WaitAsync(TestTimeouts.Operation);
+        (await client.ReadExactAsync(4)).ShouldBe("kept"u8.ToArray());
+        (await client.ReceiveEndAsync().WaitAsync(TestTimeouts.Operation)).ShouldBe(0);
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_failed_handshake_is_closed_and_never_handed_out_and_the_next_good_one_is()
     {
         var logs = new RecordingLoggerFactory();

@@ -56,6 +56,44 @@ public sealed class IoUringTransportTests : LoopTransportTests
     }
 
     [Fact(Timeout = Timeout)]
+    public async Task A_larger_send_made_on_the_loop_that_the_socket_takes_whole_completes_at_once_and_frees_its_blocks()
+    {
+        await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.IoUring, ioThreads: 1);
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        const int Blocks = 16;
+        byte[] payload = new byte[Blocks * SlabMemoryPool.BlockSize - 100];
+        new Random(4).NextBytes(payload);
+        var result = new TaskCompletionSource<(bool AtOnce, long Outstanding)>(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        // On the loop, as the HTTP layer sends, from pool blocks: the socket's buffer has room for all of it, so the
+        // send is made at once (sendmsg) rather than with the turn's batch, and its blocks can go back while hot.
+        server.Schedule(new DelegateWorkItem(() =>
+        {
+            var chain = new BlockChain(server.Pool);
+            chain.Write(payload);
+            ValueTask send = server.SendAsync(chain.GetSequence());
+            if (send.IsCompletedSuccessfully)
+            {
+                chain.Dispose();
+                result.SetResult((true, server.Pool.BlocksOutstanding));
+            }
+            else
+            {
+                // Its blocks stay the send's until it completes.
+                result.SetResult((false, server.Pool.BlocksOutstanding));
+                _ = send.AsTask().ContinueWith(_ => chain.Dispose(), TaskScheduler.Default);
+            }
+        }));
+
+        (bool atOnce, long outstanding) = await result.Task.WaitAsync(Step);
+        atOnce.ShouldBeTrue("a send the socket takes whole completes in the call");
+        outstanding.ShouldBeLessThan(Blocks, "the sent blocks went back to the pool in the same turn");
+        byte[] received = new byte[payload.Length];
+        await TransportHarness.ReceiveExactlyAsync(client, received).WaitAsync(Step);
+        received.ShouldBe(payload);
+    }
+
+    [Fact(Timeout = Timeout)]
     public async Task A_graceful_close_completes_at_once_and_delivers_every_completed_send_to_a_slow_reader_before_the_FIN()
     {
         await using TransportHarness harness = await TransportHarness.StartAsync(TransportUnderTest.IoUring, ioThreads: 1);

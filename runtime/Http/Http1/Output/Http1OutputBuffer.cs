@@ -88,8 +88,17 @@ internal sealed partial class Http1OutputBuffer : IDisposable, IValueTaskSource
         _chain.TruncateTo(length);
     }
 
+    /// <summary>The smallest last body write sent from the caller's memory on this connection (<see cref="TransportConnection.MinLastWriteFromCallerMemory"/>).</summary>
+    public int MinLastWriteFromCallerMemory => _transport.MinLastWriteFromCallerMemory;
+
     /// <summary>Sends everything buffered in one gathered call; completes synchronously when nothing is buffered.</summary>
-    public ValueTask FlushAsync(CancellationToken cancellationToken = default)
+    public ValueTask FlushAsync(CancellationToken cancellationToken = default) => SendBufferedAsync(moreFollows: false, cancellationToken);
+
+    /// <summary>
+    /// <see cref="FlushAsync(CancellationToken)"/>; with <paramref name="moreFollows"/> another send follows at once, and
+    /// the transport may keep these bytes for it (<see cref="TransportConnection.SendBeforeMoreAsync"/>).
+    /// </summary>
+    private ValueTask SendBufferedAsync(bool moreFollows, CancellationToken cancellationToken)
     {
         if (Volatile.Read(ref _hold) != NotHolding && !TryReleaseHold())
         {
@@ -102,7 +111,7 @@ internal sealed partial class Http1OutputBuffer : IDisposable, IValueTaskSource
         }
 
         ReadOnlySequence<byte> data = _chain.GetSequence();
-        ValueTask send = _transport.SendAsync(data, cancellationToken);
+        ValueTask send = moreFollows ? _transport.SendBeforeMoreAsync(data, cancellationToken) : _transport.SendAsync(data, cancellationToken);
         if (send.IsCompletedSuccessfully)
         {
             send.GetAwaiter().GetResult();
@@ -132,7 +141,7 @@ internal sealed partial class Http1OutputBuffer : IDisposable, IValueTaskSource
     public ValueTask SendAfterBufferedAsync(ReadOnlyMemory<byte> data, bool endsChunk, CancellationToken cancellationToken)
     {
         TrackPeak();
-        ValueTask flush = FlushAsync(cancellationToken);
+        ValueTask flush = SendBufferedAsync(moreFollows: true, cancellationToken);
         if (!flush.IsCompletedSuccessfully)
         {
             return FlushThenSendAsync(flush, data, endsChunk, cancellationToken);

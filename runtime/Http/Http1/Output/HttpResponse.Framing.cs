@@ -21,7 +21,8 @@ public partial class HttpResponse
 
     // A WriteAsync of at least this many bytes is sent from the caller's memory (WriteSentAloneAsync) rather than copied
     // into the output blocks (and, over TLS, again into staging records). Below it the copies cost less than the send of
-    // its own that the write takes, which in a pipelined batch would otherwise go with the batch's one send.
+    // its own that the write takes, which in a pipelined batch, or for a handler that writes its body in pieces, would
+    // otherwise go with one send for several.
     private const int MinWriteSentAlone = 32 * 1024;
 
     private readonly Http1ResponseHead _head = new();
