@@ -66,6 +66,7 @@ internal sealed partial class Http2Connection : ServerConnection
     /// </summary>
     public Http2Connection(TransportConnection transport, HttpConnectionSettings settings, ServerConnection? owner)
     {
+        ExecutionContext = HandlerExecutionContext.Capture();
         _transport = transport;
         _settings = settings;
         _limits = settings.Http2;
@@ -86,6 +87,9 @@ internal sealed partial class Http2Connection : ServerConnection
         // :path is bounded as an HTTP/1.1 request line is (414 past it).
         _head = new Http2RequestHead(settings.Limits.MaxRequestLineSize);
     }
+
+    /// <summary>The execution context the connection's streams start from (<see cref="HandlerExecutionContext"/>).</summary>
+    internal ExecutionContext? ExecutionContext { get; }
 
     /// <summary>The frames this connection sends, and its lock.</summary>
     public Http2Output Output { get; }

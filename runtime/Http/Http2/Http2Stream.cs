@@ -143,9 +143,12 @@ internal sealed partial class Http2Stream : IHttpContextOwner
         }
         catch (Exception exception)
         {
+            HandlerExecutionContext.Restore(_connection.ExecutionContext);
             Finish(exception);
             return;
         }
+
+        HandlerExecutionContext.Restore(_connection.ExecutionContext);
 
         if (!handling.IsCompleted)
         {

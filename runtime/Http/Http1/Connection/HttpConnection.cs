@@ -30,6 +30,9 @@ namespace Falconet.Http.Http1;
 internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwner
 {
     private readonly TransportConnection _transport;
+
+    // The execution context its requests start from, put back after every call to the application (HandlerExecutionContext).
+    private readonly ExecutionContext? _executionContext;
     private readonly HttpConnectionSettings _settings;
     private readonly Http1Input _input;
     private readonly Http1OutputBuffer _output;
@@ -67,6 +70,7 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
     /// </summary>
     public HttpConnection(TransportConnection transport, HttpConnectionSettings settings, bool http2PriorKnowledge = false)
     {
+        _executionContext = HandlerExecutionContext.Capture();
         _http2PriorKnowledge = http2PriorKnowledge;
         _transport = transport;
         _settings = settings;
@@ -261,6 +265,7 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
 
                         _output.BeginHandlerCall(thread);
                         ValueTask handling = _settings.Application.Handle(_context);
+                        HandlerExecutionContext.Restore(_executionContext);
                         _output.EndHandlerCall();
                         if (handling.IsCompleted)
                         {
@@ -296,6 +301,8 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
                     }
                     catch (Exception exception)
                     {
+                        // A handler that threw may have changed the context before it did.
+                        HandlerExecutionContext.Restore(_executionContext);
                         _output.EndHandlerCall();
                         failure = exception;
                     }
