@@ -117,8 +117,9 @@ internal sealed unsafe partial class IoUringConnection
             message.VectorCount = (nuint)count;
             nint sent = SendMessageNow(_fd, &message);
             ReleaseSendPins();
-            if (sent == -EAGAIN)
+            if (sent == -EAGAIN || sent == -EINTR)
             {
+                // Nothing taken: the ring waits for room (or tries again).
                 return false;
             }
 
