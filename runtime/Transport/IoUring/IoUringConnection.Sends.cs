@@ -91,27 +91,7 @@ internal sealed unsafe partial class IoUringConnection
     {
         while (true)
         {
-            int count = 0;
-            long total = 0;
-            foreach (ReadOnlyMemory<byte> segment in _sendBuffers)
-            {
-                if (segment.IsEmpty)
-                {
-                    continue;
-                }
-
-                if (count == MaxVectors)
-                {
-                    break;
-                }
-
-                EnsureVectors(count + 1);
-                _vectors[count].Base = PinForSend(segment);
-                _vectors[count].Length = (nuint)segment.Length;
-                total += segment.Length;
-                count++;
-            }
-
+            int count = FillVectors(_sendBuffers, out long total);
             MessageHeader message = default;
             message.Vectors = _vectors;
             message.VectorCount = (nuint)count;
@@ -160,25 +140,7 @@ internal sealed unsafe partial class IoUringConnection
         }
         else
         {
-            int count = 0;
-            foreach (ReadOnlyMemory<byte> segment in data)
-            {
-                if (segment.IsEmpty)
-                {
-                    continue;
-                }
-
-                if (count == MaxVectors)
-                {
-                    break;
-                }
-
-                EnsureVectors(count + 1);
-                _vectors[count].Base = PinForSend(segment);
-                _vectors[count].Length = (nuint)segment.Length;
-                count++;
-            }
-
+            int count = FillVectors(data, out _);
             _native->Message = default;
             _native->Message.Vectors = _vectors;
             _native->Message.VectorCount = (nuint)count;
@@ -256,6 +218,36 @@ internal sealed unsafe partial class IoUringConnection
         0 => new ConnectionResetException("The peer reset the connection.", new IoUringException("send", EPIPE)),
         _ => new IoUringException("send", -result),
     };
+
+    /// <summary>
+    /// Fills the connection's iovec array with the non-empty segments of <paramref name="data"/>, each pinned until
+    /// <see cref="ReleaseSendPins"/>, at most <see cref="MaxVectors"/>; returns how many, and their bytes in <paramref name="total"/>.
+    /// </summary>
+    private int FillVectors(in ReadOnlySequence<byte> data, out long total)
+    {
+        int count = 0;
+        total = 0;
+        foreach (ReadOnlyMemory<byte> segment in data)
+        {
+            if (segment.IsEmpty)
+            {
+                continue;
+            }
+
+            if (count == MaxVectors)
+            {
+                break;
+            }
+
+            EnsureVectors(count + 1);
+            _vectors[count].Base = PinForSend(segment);
+            _vectors[count].Length = (nuint)segment.Length;
+            total += segment.Length;
+            count++;
+        }
+
+        return count;
+    }
 
     private byte* PinForSend(ReadOnlyMemory<byte> segment)
     {

@@ -139,24 +139,12 @@ public class LargeWriteTests : ServerTests
         }, options => options.TransportFactory = CountingTransportFactory.Over(Transport));
         using RawClient client = host.Connect();
 
-        CountingConnection? connection = null;
-        int sendsAfterFirst = 0;
-        for (int i = 0; i < Requests; i++)
-        {
-            await client.SendAsync("GET / HTTP/1.1\r\nHost: t\r\n\r\n");
-            RawResponse response = await client.ReadResponseAsync().WaitAsync(TestTimeouts.Operation);
-            BodyHashing.Sha256Hex(response.Body).ShouldBe(BodyHashing.Sha256Hex(payload));
-            if (i == 0)
-            {
-                // The handshake's sends (over TLS) are behind this point.
-                connection = ((CountingTransportFactory)host.Server.Options.TransportFactory!).Connections.ShouldHaveSingleItem();
-                sendsAfterFirst = connection.Sends;
-            }
-        }
+        int sends = await SendsAfterTheFirstResponseAsync(host, client, Requests,
+            response => BodyHashing.Sha256Hex(response.Body).ShouldBe(BodyHashing.Sha256Hex(payload)));
 
         // Counted beneath TLS: the head's records were kept for the body's send. A plain connection sends the head, then
         // the body from the handler's array.
-        (connection!.Sends - sendsAfterFirst).ShouldBe((Requests - 1) * (host.IsHttps ? 1 : 2));
+        sends.ShouldBe((Requests - 1) * (host.IsHttps ? 1 : 2));
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
@@ -213,25 +201,16 @@ public class LargeWriteTests : ServerTests
         }, options => options.TransportFactory = CountingTransportFactory.Over(Transport));
         using RawClient client = host.Connect();
 
-        CountingConnection? connection = null;
-        int sendsAfterFirst = 0;
-        for (int i = 0; i < Requests; i++)
+        int sends = await SendsAfterTheFirstResponseAsync(host, client, Requests, response =>
         {
-            await client.SendAsync("GET / HTTP/1.1\r\nHost: t\r\n\r\n");
-            RawResponse response = await client.ReadResponseAsync().WaitAsync(TestTimeouts.Operation);
             // Undeclared, the body fits the output whole and is given its Content-Length, as a declared one.
             response.Header("Content-Length").ShouldBe((2 * Piece).ToString(System.Globalization.CultureInfo.InvariantCulture));
             BodyHashing.Sha256Hex(response.Body).ShouldBe(BodyHashing.Sha256Hex([.. first, .. second]));
-            if (i == 0)
-            {
-                connection = ((CountingTransportFactory)host.Server.Options.TransportFactory!).Connections.ShouldHaveSingleItem();
-                sendsAfterFirst = connection.Sends;
-            }
-        }
+        });
 
         // Pieces below 32 KiB are copied; over TLS the last one of a declared length is encrypted from the handler's
         // array instead, with the copied bytes' records kept for its send.
-        (connection!.Sends - sendsAfterFirst).ShouldBe(Requests - 1);
+        sends.ShouldBe(Requests - 1);
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
@@ -277,6 +256,28 @@ public class LargeWriteTests : ServerTests
         RawResponse response = await client.ReadResponseAsync().WaitAsync(TestTimeouts.Operation);
         response.BodyText.ShouldBe("ok");
         failure.ShouldNotBeNull().Message.ShouldContain("Content-Length");
+    }
+
+    /// <summary>
+    /// Sends <paramref name="requests"/> GETs one after another on <paramref name="client"/>, checks each response, and
+    /// returns the sends the counting transport saw after the first response (the TLS handshake's are before it).
+    /// </summary>
+    private static async Task<int> SendsAfterTheFirstResponseAsync(TestServer host, RawClient client, int requests, Action<RawResponse> check)
+    {
+        int sendsAfterFirst = 0;
+        CountingConnection? connection = null;
+        for (int i = 0; i < requests; i++)
+        {
+            await client.SendAsync("GET / HTTP/1.1\r\nHost: t\r\n\r\n");
+            check(await client.ReadResponseAsync().WaitAsync(TestTimeouts.Operation));
+            if (i == 0)
+            {
+                connection = ((CountingTransportFactory)host.Server.Options.TransportFactory!).Connections.ShouldHaveSingleItem();
+                sendsAfterFirst = connection.Sends;
+            }
+        }
+
+        return connection!.Sends - sendsAfterFirst;
     }
 }
 

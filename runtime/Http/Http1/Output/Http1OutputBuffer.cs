@@ -35,6 +35,7 @@ internal sealed partial class Http1OutputBuffer : IDisposable, IValueTaskSource
     public Http1OutputBuffer(TransportConnection transport, long limit, DataRateMonitor? rates = null)
     {
         _transport = transport;
+        MinLastWriteFromCallerMemory = transport.MinLastWriteFromCallerMemory;
         _chain = new BlockChain(transport.Pool);
         _limit = limit;
         _writer = new BlockChainWriter(_chain);
@@ -89,7 +90,7 @@ internal sealed partial class Http1OutputBuffer : IDisposable, IValueTaskSource
     }
 
     /// <summary>The smallest last body write sent from the caller's memory on this connection (<see cref="TransportConnection.MinLastWriteFromCallerMemory"/>).</summary>
-    public int MinLastWriteFromCallerMemory => _transport.MinLastWriteFromCallerMemory;
+    public int MinLastWriteFromCallerMemory { get; }
 
     /// <summary>Sends everything buffered in one gathered call; completes synchronously when nothing is buffered.</summary>
     public ValueTask FlushAsync(CancellationToken cancellationToken = default) => SendBufferedAsync(moreFollows: false, cancellationToken);
