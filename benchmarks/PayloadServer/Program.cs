@@ -13,7 +13,7 @@ namespace Falconet.Benchmarks.PayloadServer;
 /// same server, so that the load harness's HTTPS section (benchmarks/load/harness.py, tls) measures TLS against plain TCP on the same transport.
 /// </summary>
 /// <remarks>
-/// Usage: --port N --https-port N --https-cert cert.pem --https-key key.pem [--transport sockets|libuv|iouring]. Runs until SIGTERM
+/// Usage: --port N --https-port N --https-cert cert.pem --https-key key.pem [--transport sockets|libuv|iouring] [--batch-scheduling auto|on|off]. Runs until SIGTERM
 /// or SIGINT, then prints the requests served and the bytes allocated per request.
 /// </remarks>
 internal static class Program
@@ -31,7 +31,7 @@ internal static class Program
         if (Option("--port") is not { } port || Option("--https-port") is not { } httpsPort
             || Option("--https-cert") is not { } certificate || Option("--https-key") is not { } key)
         {
-            await Console.Error.WriteLineAsync("Usage: --port N --https-port N --https-cert cert.pem --https-key key.pem [--transport sockets|libuv|iouring]").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync("Usage: --port N --https-port N --https-cert cert.pem --https-key key.pem [--transport sockets|libuv|iouring] [--batch-scheduling auto|on|off]").ConfigureAwait(false);
             return 2;
         }
 
@@ -43,6 +43,13 @@ internal static class Program
                 "iouring" => TransportKind.IoUring,
                 "sockets" or null => TransportKind.Sockets,
                 string other => throw new ArgumentException($"--transport {other}: expected sockets, libuv or iouring."),
+            },
+            BatchScheduling = Option("--batch-scheduling")?.ToLowerInvariant() switch
+            {
+                "on" => BatchScheduling.On,
+                "off" => BatchScheduling.Off,
+                "auto" or null => BatchScheduling.Auto,
+                string other => throw new ArgumentException($"--batch-scheduling {other}: expected auto, on or off."),
             },
         };
         options.Endpoints.Add(new IPEndPoint(IPAddress.Loopback, int.Parse(port, CultureInfo.InvariantCulture)));

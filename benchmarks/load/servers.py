@@ -19,6 +19,9 @@ ASPNETCORE_KESTREL = ROOT / "benchmarks/Peers/AspNetCoreKestrel/bin/Release/net1
 PAYLOAD = ROOT / "benchmarks/PayloadServer/bin/Release/net10.0/Falconet.Benchmarks.PayloadServer.dll"
 C_EPOLL = ROOT / "artifacts/load/c-epoll"
 INLINE = {"DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS": "1"}
+# Runs a peer's every thread under SCHED_BATCH from its start, as Falconet's BatchScheduling does for its own threads
+# where completions change threads (docs/runtime-io.md, "Threads that wake each other").
+BATCH = ["chrt", "-b", "0"]
 
 # TechEmpower's Kestrel entry is not part of this repository: the harness takes a build of it from here.
 PLATFORM_VARIABLE = "FALCONET_PLATFORM_BENCHMARKS"
@@ -117,6 +120,8 @@ for name, label, arguments, environment, description, mode in [
      "libuv, loop 0 accepting and handing connections round robin instead of a SO_REUSEPORT listener per loop", "inline"),
     ("falconet-libuv-threadpool", "Falconet (libuv, thread pool)", ["--transport", "libuv", "--scheduling", "threadpool"], None,
      "libuv with handlers on the thread pool instead of inline on the loop", "default"),
+    ("falconet-sockets-nobatch", "Falconet (sockets, no batch scheduling)", ["--transport", "sockets", "--batch-scheduling", "off"], None,
+     "sockets with BatchScheduling.Off: the thread-pool threads preempt each other as before", "default"),
     ("falconet-sockets-iothreads", "Falconet (sockets, I/O threads)", ["--transport", "sockets", "--scheduling", "iothreads"], None,
      "sockets with completions handed to Falconet's I/O threads", "default"),
     ("falconet-sockets-inline", "Falconet (sockets, inline)", ["--transport", "sockets"], INLINE,
@@ -137,10 +142,10 @@ add("falconet-iouring-sqpoll", "Falconet (io_uring, SQPOLL)", "falconet",
 
 # ---- Kestrel: TechEmpower's entry (PlatformBenchmarks) and the app-level peer ------------------------------------
 
-def kestrel_platform(environment=None):
+def kestrel_platform(environment=None, prefix=()):
     def command(launch):
         dll = platform_benchmarks()
-        argv = ["dotnet", str(dll), "--urls", f"http://127.0.0.1:{launch.port}"]
+        argv = [*prefix, "dotnet", str(dll), "--urls", f"http://127.0.0.1:{launch.port}"]
         if launch.loops:
             argv += ["--threadCount", str(launch.loops)]
         return argv, dict(environment or {}), dll.parent  # it reads appsettings.json from its own folder
@@ -161,6 +166,12 @@ add("kestrel-platform", "Kestrel, TechEmpower entry", "kestrel-platform",
 add("kestrel-platform-inline", "Kestrel, TechEmpower entry (inline)", "kestrel-platform",
     "the same with DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS=1, which the entry turns into UnsafePreferInlineScheduling (its tuned mode)",
     {"http1"}, kestrel_platform(INLINE), platform_needs, mode="inline")
+add("kestrel-platform-batch", "Kestrel, TechEmpower entry (batch)", "kestrel-platform",
+    "the entry in its thread-pool mode with every thread under SCHED_BATCH (chrt -b 0)",
+    {"http1"}, kestrel_platform(prefix=BATCH), platform_needs, mode="batch")
+add("kestrel-platform-inline-batch", "Kestrel, TechEmpower entry (inline, batch)", "kestrel-platform",
+    "the entry inline, with every thread under SCHED_BATCH (chrt -b 0)",
+    {"http1"}, kestrel_platform(INLINE, prefix=BATCH), platform_needs, mode="inline, batch")
 
 
 def kestrel_app(environment=None):
@@ -309,10 +320,10 @@ add("aspnetcore-kestrel-inline", "ASP.NET Core on Kestrel (inline)", "aspnetcore
 
 # ---- the payload server (TLS throughput) -------------------------------------------------------------------------
 
-def payload(transport, environment=None):
+def payload(transport, environment=None, extra=()):
     def command(launch):
         return (["dotnet", str(PAYLOAD), "--port", str(launch.port), "--https-port", str(launch.https_port),
-                 "--https-cert", str(launch.certificate), "--https-key", str(launch.key), "--transport", transport],
+                 "--https-cert", str(launch.certificate), "--https-key", str(launch.key), "--transport", transport, *extra],
                 dict(environment or {}), ROOT)
     return command
 
@@ -322,6 +333,9 @@ add("payload-libuv", "Falconet payload server (libuv)", "falconet", "benchmarks/
     {"http1", "https"}, payload("libuv"), PAYLOAD_NEEDS)
 add("payload-sockets", "Falconet payload server (sockets)", "falconet", "benchmarks/PayloadServer: GET /bytes/N, sockets",
     {"http1", "https"}, payload("sockets"), PAYLOAD_NEEDS)
+add("payload-sockets-nobatch", "Falconet payload server (sockets, no batch scheduling)", "falconet",
+    "benchmarks/PayloadServer: GET /bytes/N, sockets with BatchScheduling.Off",
+    {"http1", "https"}, payload("sockets", extra=("--batch-scheduling", "off")), PAYLOAD_NEEDS)
 add("payload-sockets-inline", "Falconet payload server (sockets, inline)", "falconet",
     "benchmarks/PayloadServer: GET /bytes/N, sockets with DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS=1",
     {"http1", "https"}, payload("sockets", INLINE), PAYLOAD_NEEDS, mode="inline")

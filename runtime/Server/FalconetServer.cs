@@ -63,6 +63,7 @@ public partial class FalconetServer : IAsyncDisposable
     private readonly Lock _gate = new();
     private FalconetServerOptions? _running;
     private ITransportFactory? _transport;
+    private bool _holdsBatchPolicy;
     private IAsyncDisposable? _ownedTransport;
     private HttpConnectionSettings? _settings;
     private Heartbeat? _heartbeat;
@@ -188,6 +189,7 @@ public partial class FalconetServer : IAsyncDisposable
             }
 
             _refusedByTransportBefore = _transport.RefusedConnections;
+            TakeBatchPolicy(options.BatchScheduling, _transport);
 
             // Loads what renting a block needs while descriptors are plentiful: an assembly that fails to load when the
             // process is out of them stays failed for its whole life, and no connection could rent again.
@@ -391,6 +393,33 @@ public partial class FalconetServer : IAsyncDisposable
         _shutdown.Dispose();
     }
 
+    /// <summary>Puts the process's threads under SCHED_BATCH where <paramref name="setting"/> asks for it (<see cref="BatchScheduling"/>).</summary>
+    /// <exception cref="NotSupportedException"><see cref="BatchScheduling.On"/>, and the policy cannot be set here.</exception>
+    private void TakeBatchPolicy(BatchScheduling setting, ITransportFactory transport)
+    {
+        bool wanted = setting == BatchScheduling.On
+            || (setting == BatchScheduling.Auto && OperatingSystem.IsLinux() && transport.HandsOffCompletions);
+        if (!wanted)
+        {
+            return;
+        }
+
+        string? refused = BatchPolicy.Enter();
+        if (refused is null)
+        {
+            _holdsBatchPolicy = true;
+            ServerLog.BatchScheduling(_logger, setting == BatchScheduling.On ? "BatchScheduling.On" : "the transport hands completions to other threads");
+        }
+        else if (setting == BatchScheduling.On)
+        {
+            throw new NotSupportedException($"BatchScheduling.On cannot be honoured: {refused}.");
+        }
+        else
+        {
+            ServerLog.BatchSchedulingRefused(_logger, refused);
+        }
+    }
+
     private long SumOverPools(Func<SlabMemoryPool, long> value)
     {
         long total = 0;
@@ -483,6 +512,12 @@ public partial class FalconetServer : IAsyncDisposable
             await _ownedTransport.DisposeAsync().ConfigureAwait(false);
         }
 
+        if (_holdsBatchPolicy)
+        {
+            _holdsBatchPolicy = false;
+            BatchPolicy.Exit();
+        }
+
         if (_settings is not null)
         {
             // Acquired right after the settings were made, in StartAsync.
@@ -518,6 +553,10 @@ public partial class FalconetServer : IAsyncDisposable
     private void OnHeartbeat(long now)
     {
         _connections.ForEach(now, static (connection, now) => connection.OnHeartbeat(now));
+        if (_holdsBatchPolicy)
+        {
+            BatchPolicy.Refresh();
+        }
         if (_idleMemory?.OnTick(now, RequestCount) is int released and > 0)
         {
             ServerLog.ReleasedIdleSlabs(_logger, released, (long)released * SlabMemoryPool.SlabSize);

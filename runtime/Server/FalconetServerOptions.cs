@@ -82,6 +82,14 @@ public sealed class FalconetServerOptions
     public IoScheduling? Scheduling { get; set; }
 
     /// <summary>
+    /// Whether the process's threads run under Linux's SCHED_BATCH policy while the server runs (default
+    /// <see cref="Server.BatchScheduling.Auto"/>: where the transport hands completions to other threads, so that those
+    /// threads stop preempting each other on every request). Applies to a transport of <see cref="TransportFactory"/> too.
+    /// See docs/runtime-io.md, "Threads that wake each other".
+    /// </summary>
+    public BatchScheduling BatchScheduling { get; set; } = BatchScheduling.Auto;
+
+    /// <summary>
     /// Number of memory pools of the built-in transport, connections spread over them (default: the processor
     /// count, which honours the process's CPU affinity); for libuv the number of event loops, for sockets with
     /// <see cref="IoScheduling.IoThreads"/> the number of I/O threads, one per pool.
@@ -282,6 +290,11 @@ public sealed class FalconetServerOptions
         ValidateTimeout(KeepAliveTimeout, nameof(KeepAliveTimeout));
         ValidateTimeout(RequestHeadersTimeout, nameof(RequestHeadersTimeout));
         ValidateTimeout(PoolIdleTimeout, nameof(PoolIdleTimeout));
+        if (!Enum.IsDefined(BatchScheduling))
+        {
+            throw new ArgumentOutOfRangeException(nameof(BatchScheduling), BatchScheduling, "Unknown batch scheduling.");
+        }
+
         if (TransportFactory is not null)
         {
             return;
@@ -374,6 +387,7 @@ public sealed class FalconetServerOptions
             OutputBufferLimit = OutputBufferLimit,
             MaxRequestBodyDrainSize = MaxRequestBodyDrainSize,
             Scheduling = Scheduling,
+            BatchScheduling = BatchScheduling,
             AllowSynchronousWrites = AllowSynchronousWrites,
             AllowConnect = AllowConnect,
             IoThreadCount = IoThreadCount,

@@ -34,6 +34,12 @@ internal static partial class ServerLog
     [LoggerMessage(EventId = 116, Level = LogLevel.Information, Message = "io_uring cannot be used here ({Reason}): running on the {Transport} transport instead")]
     public static partial void IoUringUnavailable(ILogger logger, string reason, string transport);
 
+    [LoggerMessage(EventId = 117, Level = LogLevel.Information, Message = "Threads run under SCHED_BATCH ({Why}): a woken thread waits for the running one instead of preempting it (BatchScheduling)")]
+    public static partial void BatchScheduling(ILogger logger, string why);
+
+    [LoggerMessage(EventId = 118, Level = LogLevel.Warning, Message = "Threads keep their scheduling policy: {Reason}. The transport hands completions to other threads, which then preempt each other (BatchScheduling.Auto; set it to Off to silence this)")]
+    public static partial void BatchSchedulingRefused(ILogger logger, string reason);
+
     [LoggerMessage(EventId = 104, Level = LogLevel.Warning, Message = "Accepting a connection failed")]
     public static partial void AcceptFailed(ILogger logger, Exception exception);
 

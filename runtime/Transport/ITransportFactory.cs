@@ -23,6 +23,14 @@ public interface ITransportFactory
     /// </summary>
     long RefusedConnections => 0;
 
+    /// <summary>
+    /// Whether a completed socket operation hands the connection's code to another thread (the thread pool, I/O threads)
+    /// rather than running it on the thread that saw the completion; false for a transport that does not say. Such
+    /// threads wake each other once or more per request, and the server's <c>BatchScheduling.Auto</c> keeps them from
+    /// preempting each other then (docs/runtime-io.md, "Threads that wake each other").
+    /// </summary>
+    bool HandsOffCompletions => false;
+
     /// <summary>Binds <paramref name="endpoint"/> and starts listening.</summary>
     ValueTask<IConnectionListener> BindAsync(EndPoint endpoint, CancellationToken ct = default);
 }

@@ -17,7 +17,7 @@ namespace Falconet.Samples.Plaintext;
 /// <summary>Runs the TechEmpower sample until Ctrl+C (SIGINT) or SIGTERM, then stops gracefully.</summary>
 internal static class Program
 {
-    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv|iouring] [--scheduling threadpool|iothreads] [--libuv-distribution reuseport|handoff] [--iouring-sqpoll] [--max-connections N] [--io-threads N] [--stats] [--protocols http1|http2|http1and2] [--h2c-port N]"
+    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv|iouring] [--scheduling threadpool|iothreads] [--batch-scheduling auto|on|off] [--libuv-distribution reuseport|handoff] [--iouring-sqpoll] [--max-connections N] [--io-threads N] [--stats] [--protocols http1|http2|http1and2] [--h2c-port N]"
         + " [--https-port N (--https-cert cert.pem --https-key key.pem | --https-pfx file.pfx [--https-password P])]"
         + " [--unix-socket PATH] [--proxy-protocol [--trusted-proxy CIDR]...] [--reuseport] [--drain-delay SECONDS] [--drain-idle-timeout SECONDS] [--shutdown-timeout SECONDS]";
 
@@ -38,6 +38,7 @@ internal static class Program
         var options = new FalconetServerOptions
         {
             Scheduling = arguments.Scheduling,
+            BatchScheduling = arguments.BatchScheduling,
             MaxConnections = arguments.MaxConnections,
             Protocols = arguments.Protocols,
             ReusePort = arguments.ReusePort,

@@ -9,7 +9,7 @@ namespace Falconet.Samples.Plaintext;
 
 /// <summary>
 /// The sample's command line: --port N (default 8080), --transport sockets|libuv|iouring, --scheduling threadpool|iothreads,
-/// --libuv-distribution reuseport|handoff, --iouring-sqpoll, --max-connections N, --stats, --protocols http1|http2|http1and2,
+/// --batch-scheduling auto|on|off, --libuv-distribution reuseport|handoff, --iouring-sqpoll, --max-connections N, --stats, --protocols http1|http2|http1and2,
 /// and HTTPS with --https-port N plus either --https-cert FILE --https-key FILE (PEM) or --https-pfx FILE [--https-password P];
 /// deployment: --unix-socket PATH, --proxy-protocol [--trusted-proxy CIDR]..., --reuseport, --drain-delay SECONDS,
 /// --drain-idle-timeout SECONDS, --shutdown-timeout SECONDS; an option left out takes the server's default.
@@ -21,6 +21,9 @@ internal sealed class SampleArguments
     public TransportKind? Transport { get; private set; }
 
     public IoScheduling? Scheduling { get; private set; }
+
+    /// <summary>--batch-scheduling auto|on|off: <see cref="FalconetServerOptions.BatchScheduling"/>.</summary>
+    public BatchScheduling BatchScheduling { get; private set; }
 
     public LibuvDistribution? Distribution { get; private set; }
 
@@ -149,6 +152,17 @@ internal sealed class SampleArguments
                         return false;
                     }
 
+                    break;
+                case "--batch-scheduling":
+                    string? batch = i + 1 < args.Length ? args[++i] : null;
+                    if (!Enum.TryParse(batch, ignoreCase: true, out BatchScheduling batchScheduling) || !Enum.IsDefined(batchScheduling)
+                        || !char.IsLetter(batch![0]))
+                    {
+                        error = "--batch-scheduling is 'auto', 'on' or 'off' (default: auto).";
+                        return false;
+                    }
+
+                    result.BatchScheduling = batchScheduling;
                     break;
                 case "--libuv-distribution":
                     string? distribution = i + 1 < args.Length ? args[++i] : null;

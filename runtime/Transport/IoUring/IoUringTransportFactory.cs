@@ -102,6 +102,9 @@ public sealed class IoUringTransportFactory : ITransportFactory, IAsyncDisposabl
     /// <summary>Connections reset at accept: past <see cref="IoUringTransportOptions.MaxConnections"/>, or shed while out of descriptors.</summary>
     public long RefusedConnections => Interlocked.Read(ref _refusedConnections);
 
+    /// <summary>True with <see cref="IoScheduling.ThreadPool"/>: handlers run on the thread pool, woken by the loop.</summary>
+    public bool HandsOffCompletions => Options.Scheduling == IoScheduling.ThreadPool;
+
     /// <summary>Counts a connection reset at accept (<see cref="RefusedConnections"/>).</summary>
     internal void CountRefused() => Interlocked.Increment(ref _refusedConnections);
 

@@ -34,6 +34,8 @@ internal sealed class ProxyTransportFactory : ITransportFactory
 
     public long RefusedConnections => _inner.RefusedConnections;
 
+    public bool HandsOffCompletions => _inner.HandsOffCompletions;
+
     public async ValueTask<IConnectionListener> BindAsync(EndPoint endpoint, CancellationToken ct = default)
     {
         IConnectionListener inner = await _inner.BindAsync(endpoint, ct).ConfigureAwait(false);

@@ -63,6 +63,17 @@ public sealed class SocketTransportFactory : ITransportFactory, IAsyncDisposable
     public IReadOnlyList<SlabMemoryPool> Pools => _pools;
 
     /// <summary>
+    /// True unless completions run where the socket engine sees them: with <see cref="IoScheduling.ThreadPool"/> .NET's
+    /// engine thread hands each one to a thread-pool thread, and <see cref="IoScheduling.IoThreads"/> hands it on to an
+    /// I/O thread; only thread-pool scheduling in a process run with DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS=1 hands
+    /// nothing over.
+    /// </summary>
+    public bool HandsOffCompletions => Options.Scheduling == IoScheduling.IoThreads || !InlineCompletions;
+
+    /// <summary>Whether .NET's socket engine runs completions on its own thread in this process (read once, as .NET does).</summary>
+    internal static bool InlineCompletions { get; } = Environment.GetEnvironmentVariable("DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS") == "1";
+
+    /// <summary>
     /// Listens on <paramref name="endpoint"/>: an <see cref="IPEndPoint"/> (port 0 picks a free port; IPv6Any also accepts
     /// IPv4; with <see cref="SocketTransportOptions.ReusePort"/> bound with SO_REUSEPORT), a
     /// <see cref="UnixDomainSocketEndPoint"/> (the path must not exist: the server removes a stale socket file first), or a

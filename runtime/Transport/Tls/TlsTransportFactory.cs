@@ -37,6 +37,8 @@ internal sealed class TlsTransportFactory : ITransportFactory
     /// <summary>The inner transport's refusals: the decorator's own limit is its acceptor's (<see cref="IConnectionAdmission"/>).</summary>
     public long RefusedConnections => _inner.RefusedConnections;
 
+    public bool HandsOffCompletions => _inner.HandsOffCompletions;
+
     public async ValueTask<IConnectionListener> BindAsync(EndPoint endpoint, CancellationToken ct = default)
     {
         IConnectionListener inner = await _inner.BindAsync(endpoint, ct).ConfigureAwait(false);

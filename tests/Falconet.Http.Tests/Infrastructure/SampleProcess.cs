@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Diagnostics;
 using System.Globalization;
 using System.IO;
@@ -31,6 +32,10 @@ internal sealed partial class SampleProcess : IDisposable
 
     /// <summary>Starts the sample as <see cref="Start(int?, string[])"/> does, with <paramref name="startupHook"/> (an assembly path) run in it before its Main.</summary>
     public static SampleProcess StartWithHook(int? descriptorLimit, string? startupHook, params string[] arguments)
+        => StartWithHook(descriptorLimit, startupHook, environment: null, arguments);
+
+    /// <summary>Starts the sample as <see cref="StartWithHook(int?, string?, string[])"/> does, with <paramref name="environment"/> added to its environment.</summary>
+    public static SampleProcess StartWithHook(int? descriptorLimit, string? startupHook, IReadOnlyDictionary<string, string>? environment, params string[] arguments)
     {
         string assembly = Path.Combine(AppContext.BaseDirectory, "Falconet.Samples.Plaintext.dll");
         File.Exists(assembly).ShouldBeTrue($"the sample was not built next to the tests: {assembly}");
@@ -58,6 +63,11 @@ internal sealed partial class SampleProcess : IDisposable
         if (startupHook is not null)
         {
             start.Environment["DOTNET_STARTUP_HOOKS"] = startupHook;
+        }
+
+        foreach ((string name, string value) in environment ?? new Dictionary<string, string>())
+        {
+            start.Environment[name] = value;
         }
 
         start.RedirectStandardOutput = true;

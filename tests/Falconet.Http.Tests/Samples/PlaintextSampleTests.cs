@@ -208,10 +208,25 @@ public sealed class PlaintextSampleTests
     }
 
     [Theory]
+    [InlineData("auto", BatchScheduling.Auto)]
+    [InlineData("ON", BatchScheduling.On)]
+    [InlineData("off", BatchScheduling.Off)]
+    public void Batch_scheduling_is_parsed(string value, BatchScheduling expected)
+    {
+        SampleArguments.TryParse(new[] { "--batch-scheduling", value }, out SampleArguments? parsed, out _).ShouldBeTrue();
+        parsed!.BatchScheduling.ShouldBe(expected);
+        SampleArguments.TryParse(Array.Empty<string>(), out SampleArguments? defaults, out _).ShouldBeTrue();
+        defaults!.BatchScheduling.ShouldBe(BatchScheduling.Auto);
+    }
+
+    [Theory]
     [InlineData("--port")]
     [InlineData("--port", "70000")]
     [InlineData("--transport", "carrier-pigeon")]
     [InlineData("--scheduling", "fibers")]
+    [InlineData("--batch-scheduling", "sometimes")]
+    [InlineData("--batch-scheduling", "1")]
+    [InlineData("--batch-scheduling")]
     [InlineData("--libuv-distribution", "random")]
     [InlineData("--io-threads", "0")]
     [InlineData("--io-threads")]
