@@ -159,6 +159,8 @@ class Harness:
             s.update(QUICK.get(section, {}))
         if self.args.servers:
             s["servers"] = self.args.servers
+        if getattr(self.args, "sizes", None) and "sizes" in s:
+            s["sizes"] = self.args.sizes
         if self.args.shapes and "cells" in s:
             s["cells"] = [(shape, counts) for shape, counts in s["cells"] if shape in self.args.shapes]
         if self.args.connections and "cells" in s:
@@ -459,7 +461,7 @@ class Harness:
         payload.mkdir(exist_ok=True)
         for size in s["sizes"]:
             (payload / str(size)).write_bytes(os.urandom(size))
-        rounds = min(self.rounds("tls"), PAYLOAD_ROUNDS)
+        rounds = self.args.rounds or min(self.rounds("tls"), PAYLOAD_ROUNDS)
         for r, server, launch, running in self.starts("tls", chosen, place, lambda _: self.launch(place, https=True, payload_directory=payload),
                                                        rounds, "-bytes"):
             measure.wrk(place, 64, max(1, self.warmup // 2), f"https://127.0.0.1:{launch.https_port}/bytes/4096", latency=False)
@@ -773,7 +775,7 @@ def estimate(h, sections):
             total += n * rounds * per_start
         if section in ("tls", "tlsbytes"):
             s = h.settings("tls")
-            total += len(s["payload_servers"]) * min(rounds, PAYLOAD_ROUNDS) * (len(s["sizes"]) * 2 * (d + 1.5) + w / 2 + 4)
+            total += len(s["payload_servers"]) * (h.args.rounds or min(rounds, PAYLOAD_ROUNDS)) * (len(s["sizes"]) * 2 * (d + 1.5) + w / 2 + 4)
         if section == "latency":
             total += n * rounds * (len(s["loads"]) * (d + 3) + w + 4) + n * (d + 1.5)
         if section == "churn":
@@ -795,6 +797,7 @@ def main():
     parser.add_argument("--shapes", nargs="+", default=None, choices=sorted(SHAPES),
                         help="only these of a grid section's cells (e.g. grpc-h2load-m16)")
     parser.add_argument("--connections", type=int, nargs="+", default=None, help="connection counts for every shape")
+    parser.add_argument("--sizes", type=int, nargs="+", default=None, help="response sizes in bytes of the TLS section's response-size part")
     parser.add_argument("--rounds", type=int, default=None, help="rounds per section (no rounds added where servers are close)")
     parser.add_argument("--duration", type=int, default=None, help="seconds per figure [5; 1 with --quick]")
     parser.add_argument("--warmup", type=int, default=None, help="warm-up seconds per server start [10; 1 with --quick]")

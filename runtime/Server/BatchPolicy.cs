@@ -68,9 +68,18 @@ internal static partial class BatchPolicy
                 return refusal;
             }
 
-            string? failure = null;
+            // The application's own batch threads first, so that neither a refusal below nor the last Exit takes it from them.
             s_batchBefore.Clear();
-            for (int pass = 0; pass < MaxPasses && ChangeAll(SchedOther, SchedBatch, pass == 0 ? s_batchBefore : null, ref failure); pass++)
+            foreach (int tid in Threads())
+            {
+                if (GetScheduler(tid) == SchedBatch)
+                {
+                    s_batchBefore.Add(tid);
+                }
+            }
+
+            string? failure = null;
+            for (int pass = 0; pass < MaxPasses && ChangeAll(SchedOther, SchedBatch, ref failure); pass++)
             {
             }
 
@@ -100,7 +109,7 @@ internal static partial class BatchPolicy
 
             // A refusal now (a filter installed since the start) leaves the thread as it is; the start already reported on the policy.
             string? refused = null;
-            ChangeAll(SchedOther, SchedBatch, null, ref refused);
+            ChangeAll(SchedOther, SchedBatch, ref refused);
         }
     }
 
@@ -125,7 +134,7 @@ internal static partial class BatchPolicy
     private static void ChangeBack()
     {
         string? refused = null;
-        for (int pass = 0; pass < MaxPasses && ChangeAll(SchedBatch, SchedOther, null, ref refused); pass++)
+        for (int pass = 0; pass < MaxPasses && ChangeAll(SchedBatch, SchedOther, ref refused); pass++)
         {
         }
     }
@@ -134,22 +143,12 @@ internal static partial class BatchPolicy
     /// One pass over the process's threads: those under <paramref name="from"/> go to <paramref name="to"/>, except, going back,
     /// those that were batch before; true when any changed. A refusal stops the pass and is kept in <paramref name="failure"/>.
     /// </summary>
-    private static bool ChangeAll(int from, int to, HashSet<int>? recordBatch, ref string? failure)
+    private static bool ChangeAll(int from, int to, ref string? failure)
     {
         bool changed = false;
-        foreach (string entry in Directory.EnumerateDirectories("/proc/self/task"))
+        foreach (int tid in Threads())
         {
-            if (!int.TryParse(Path.GetFileName(entry), NumberStyles.None, CultureInfo.InvariantCulture, out int tid))
-            {
-                continue;
-            }
-
             int policy = GetScheduler(tid);
-            if (policy == SchedBatch && recordBatch is not null)
-            {
-                recordBatch.Add(tid);
-            }
-
             if (policy != from || (from == SchedBatch && s_batchBefore.Contains(tid)))
             {
                 continue;
@@ -172,6 +171,18 @@ internal static partial class BatchPolicy
         }
 
         return changed;
+    }
+
+    /// <summary>The ids of the process's threads now.</summary>
+    private static IEnumerable<int> Threads()
+    {
+        foreach (string entry in Directory.EnumerateDirectories("/proc/self/task"))
+        {
+            if (int.TryParse(Path.GetFileName(entry), NumberStyles.None, CultureInfo.InvariantCulture, out int tid))
+            {
+                yield return tid;
+            }
+        }
     }
 
     [LibraryImport("libc", EntryPoint = "sched_getscheduler", SetLastError = true)]
