@@ -137,7 +137,8 @@ public sealed class BatchSchedulingTests : ServerTests, IDisposable
             ready.Set();
             done.Wait();
             after = BatchPolicy.PolicyOf(0);
-        }) { Name = ownName };
+        });
+        own.Name = ownName;
         own.Start();
         ready.Wait(TestTimeouts.Operation).ShouldBeTrue();
         before.ShouldBe(SchedBatch);
