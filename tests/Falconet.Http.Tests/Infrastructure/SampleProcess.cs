@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using System.Globalization;
 using System.IO;
+using System.Linq;
 using System.Runtime.InteropServices;
 using System.Text.RegularExpressions;
 using System.Threading;
@@ -32,26 +33,36 @@ internal sealed partial class SampleProcess : IDisposable
 
     /// <summary>Starts the sample as <see cref="Start(int?, string[])"/> does, with <paramref name="startupHook"/> (an assembly path) run in it before its Main.</summary>
     public static SampleProcess StartWithHook(int? descriptorLimit, string? startupHook, params string[] arguments)
-        => StartWithHook(descriptorLimit, startupHook, environment: null, arguments);
+        => StartWithHook(descriptorLimit, startupHook, environment: null, normalScheduling: false, arguments);
 
-    /// <summary>Starts the sample as <see cref="StartWithHook(int?, string?, string[])"/> does, with <paramref name="environment"/> added to its environment.</summary>
-    public static SampleProcess StartWithHook(int? descriptorLimit, string? startupHook, IReadOnlyDictionary<string, string>? environment, params string[] arguments)
+    /// <summary>
+    /// Starts the sample as <see cref="StartWithHook(int?, string?, string[])"/> does, with <paramref name="environment"/> added to
+    /// its environment; with <paramref name="normalScheduling"/> under <c>chrt -o 0</c>, so that its threads start under
+    /// SCHED_OTHER whatever this process's thread runs under (a server of another test may have put it under SCHED_BATCH,
+    /// which a child inherits).
+    /// </summary>
+    public static SampleProcess StartWithHook(int? descriptorLimit, string? startupHook, IReadOnlyDictionary<string, string>? environment,
+        bool normalScheduling, params string[] arguments)
     {
         string assembly = Path.Combine(AppContext.BaseDirectory, "Falconet.Samples.Plaintext.dll");
         File.Exists(assembly).ShouldBeTrue($"the sample was not built next to the tests: {assembly}");
-        ProcessStartInfo start;
+        var command = new List<string>();
         if (descriptorLimit is int limit)
         {
             // The limit can only be lowered for a child: the shell lowers its own, then becomes the sample (same pid).
-            start = new ProcessStartInfo("/bin/sh");
-            start.ArgumentList.Add("-c");
-            start.ArgumentList.Add($"ulimit -n {limit.ToString(CultureInfo.InvariantCulture)} && exec \"$@\"");
-            start.ArgumentList.Add("sh");
-            start.ArgumentList.Add(DotnetHost());
+            command.AddRange(["/bin/sh", "-c", $"ulimit -n {limit.ToString(CultureInfo.InvariantCulture)} && exec \"$@\"", "sh"]);
         }
-        else
+
+        if (normalScheduling)
         {
-            start = new ProcessStartInfo(DotnetHost());
+            command.AddRange(["chrt", "-o", "0"]);
+        }
+
+        command.Add(DotnetHost());
+        var start = new ProcessStartInfo(command[0]);
+        foreach (string part in command.Skip(1))
+        {
+            start.ArgumentList.Add(part);
         }
 
         start.ArgumentList.Add(assembly);

@@ -257,7 +257,8 @@ public sealed class BatchSchedulingProcessTests
     [InlineData("libuv", "on", 3)]
     public async Task The_sample_s_threads_run_under_the_policy_the_setting_and_transport_ask_for(string transport, string setting, int expected)
     {
-        using SampleProcess sample = SampleProcess.Start(descriptorLimit: null, "--port", "0", "--transport", transport, "--batch-scheduling", setting);
+        using SampleProcess sample = SampleProcess.StartWithHook(descriptorLimit: null, startupHook: null, environment: null, normalScheduling: true,
+            "--port", "0", "--transport", transport, "--batch-scheduling", setting);
         Uri url = await sample.WaitUntilListeningAsync();
         using (var client = new HttpClient())
         {
@@ -282,7 +283,7 @@ public sealed class BatchSchedulingProcessTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Where_seccomp_refuses_the_policy_on_fails_the_start_naming_the_option_and_the_reason()
     {
-        using SampleProcess sample = SampleProcess.StartWithHook(descriptorLimit: null, SeccompHook, DenyScheduling,
+        using SampleProcess sample = SampleProcess.StartWithHook(descriptorLimit: null, SeccompHook, DenyScheduling, normalScheduling: true,
             "--port", "0", "--transport", "sockets", "--batch-scheduling", "on");
 
         (int exitCode, string output, string errors) = await sample.WaitForExitAsync();
@@ -296,7 +297,7 @@ public sealed class BatchSchedulingProcessTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Where_seccomp_refuses_the_policy_the_default_serves_under_the_policy_the_threads_had()
     {
-        using SampleProcess sample = SampleProcess.StartWithHook(descriptorLimit: null, SeccompHook, DenyScheduling,
+        using SampleProcess sample = SampleProcess.StartWithHook(descriptorLimit: null, SeccompHook, DenyScheduling, normalScheduling: true,
             "--port", "0", "--transport", "sockets");
         Uri url = await sample.WaitUntilListeningAsync();
         using (var client = new HttpClient())
