@@ -557,6 +557,7 @@ public partial class FalconetServer : IAsyncDisposable
         {
             BatchPolicy.Refresh();
         }
+
         if (_idleMemory?.OnTick(now, RequestCount) is int released and > 0)
         {
             ServerLog.ReleasedIdleSlabs(_logger, released, (long)released * SlabMemoryPool.SlabSize);

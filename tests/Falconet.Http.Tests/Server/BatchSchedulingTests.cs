@@ -190,6 +190,25 @@ public sealed class BatchSchedulingTests : ServerTests, IDisposable
         BatchPolicy.Holders.ShouldBe(0);
     }
 
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_start_that_fails_after_taking_the_policy_gives_it_back()
+    {
+        BatchPolicy.Holders.ShouldBe(0);
+        await using TestServer first = await TestServer.StartAsync(Ok, options => options.Transport = TransportKind.Sockets);
+        BatchPolicy.Holders.ShouldBe(1);
+
+        // The same port again: the bind fails after the policy was taken.
+        var options = new FalconetServerOptions { Transport = TransportKind.Sockets, BatchScheduling = BatchScheduling.On };
+        options.Endpoints.Add(first.EndPoint);
+        await using var second = new FalconetServer(options, Ok);
+        await Should.ThrowAsync<IOException>(() => second.StartAsync());
+        BatchPolicy.Holders.ShouldBe(1);
+
+        await first.DisposeAsync();
+        BatchPolicy.Holders.ShouldBe(0);
+        ThreadsNotUnder(SchedOther).ShouldBeEmpty();
+    }
+
     [Fact]
     public void An_unknown_setting_is_refused()
     {
