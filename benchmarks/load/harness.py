@@ -110,7 +110,8 @@ OPTIONAL = {
     # The TLS section's response-size part alone (its settings are the tls section's).
     "tlsbytes": dict(servers=RECORD["tls"]["payload_servers"]),
     "variants": dict(servers=["falconet-libuv", "falconet-libuv-handoff", "falconet-libuv-threadpool", "falconet-sockets",
-                              "falconet-sockets-iothreads", "falconet-sockets-inline", "falconet-sockets-inline-iothreads"],
+                              "falconet-sockets-nobatch", "falconet-sockets-iothreads", "falconet-sockets-inline",
+                              "falconet-sockets-inline-iothreads"],
                      cells=[("plaintext16", [256]), ("plaintext1", [256])]),
 }
 SECTIONS = list(RECORD)
