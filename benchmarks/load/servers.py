@@ -174,9 +174,9 @@ add("kestrel-platform-inline-batch", "Kestrel, TechEmpower entry (inline, batch)
     {"http1"}, kestrel_platform(INLINE, prefix=BATCH), platform_needs, mode="inline, batch")
 
 
-def kestrel_app(environment=None):
+def kestrel_app(environment=None, prefix=()):
     def command(launch):
-        argv = ["dotnet", str(KESTREL_APP), "--port", str(launch.port)]
+        argv = [*prefix, "dotnet", str(KESTREL_APP), "--port", str(launch.port)]
         if launch.https_port:
             argv += ["--https-port", str(launch.https_port), "--https-cert", str(launch.certificate), "--https-key", str(launch.key)]
         if launch.h2c_port:
@@ -192,6 +192,9 @@ add("kestrel-app", "Kestrel, app-level", "kestrel-app",
 add("kestrel-app-inline", "Kestrel, app-level (inline)", "kestrel-app",
     "the same with inline completions and UnsafePreferInlineScheduling",
     {"http1", "https", "h2c"}, kestrel_app(INLINE), KESTREL_APP_NEEDS, mode="inline")
+add("kestrel-app-batch", "Kestrel, app-level (batch)", "kestrel-app",
+    "the same in its thread-pool mode with every thread under SCHED_BATCH (chrt -b 0)",
+    {"http1", "https", "h2c"}, kestrel_app(prefix=BATCH), KESTREL_APP_NEEDS, mode="batch")
 
 
 # ---- nginx and the minimal C server ------------------------------------------------------------------------------
@@ -289,12 +292,12 @@ add("c-epoll", "C epoll", "c",
 
 # ---- ASP.NET Core: the same minimal-API application on Falconet and on Kestrel -----------------------------------
 
-def aspnetcore(dll, environment=None, extra=(), section="Falconet"):
+def aspnetcore(dll, environment=None, extra=(), section="Falconet", prefix=()):
     def command(launch):
         # The endpoints from the server's configuration section (they replace --urls), the same keys under "Falconet"
         # and "Kestrel": HTTP/1.1, HTTPS with the run's certificate, and HTTP/2 with prior knowledge (h2load's default
         # for http:// addresses, and gRPC's h2c) on an address of its own.
-        argv = ["dotnet", str(dll), *extra, f"--{section}:Endpoints:Http:Url", f"http://127.0.0.1:{launch.port}"]
+        argv = [*prefix, "dotnet", str(dll), *extra, f"--{section}:Endpoints:Http:Url", f"http://127.0.0.1:{launch.port}"]
         if launch.https_port:
             argv += [f"--{section}:Endpoints:Https:Url", f"https://127.0.0.1:{launch.https_port}",
                      f"--{section}:Endpoints:Https:Certificate:Path", str(launch.certificate),
@@ -316,6 +319,9 @@ add("aspnetcore-kestrel", "ASP.NET Core on Kestrel", "aspnetcore-kestrel",
 add("aspnetcore-kestrel-inline", "ASP.NET Core on Kestrel (inline)", "aspnetcore-kestrel",
     "the same with inline completions and UnsafePreferInlineScheduling",
     {"http1", "https", "h2c"}, aspnetcore(ASPNETCORE_KESTREL, INLINE, section="Kestrel"), ASPNETCORE_KESTREL_NEEDS, mode="inline")
+add("aspnetcore-kestrel-batch", "ASP.NET Core on Kestrel (batch)", "aspnetcore-kestrel",
+    "the same in its thread-pool mode with every thread under SCHED_BATCH (chrt -b 0)",
+    {"http1", "https", "h2c"}, aspnetcore(ASPNETCORE_KESTREL, section="Kestrel", prefix=BATCH), ASPNETCORE_KESTREL_NEEDS, mode="batch")
 
 
 # ---- the payload server (TLS throughput) -------------------------------------------------------------------------
