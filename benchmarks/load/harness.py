@@ -90,18 +90,20 @@ RECORD = {
                        clients=4),
     "idle": dict(servers=["falconet-libuv", "falconet-sockets", "kestrel-platform", "kestrel-app", "nginx", "c-epoll", "falconet-iouring"],
                  levels=[10000, 50000], sources=4),
-    "tls": dict(servers=["falconet-libuv", "falconet-sockets", "kestrel-app", "kestrel-app-inline", "nginx", "falconet-iouring"],
+    "tls": dict(servers=["falconet-libuv", "falconet-sockets", "kestrel-app", "kestrel-app-inline", "kestrel-app-batch", "nginx",
+                         "falconet-iouring"],
                 cells=[("https-plaintext1", [64, 256]), ("https-plaintext16", [256])],
                 payload_servers=["payload-iouring", "payload-libuv", "payload-sockets", "nginx"], sizes=[1024, 16384, 65536, 1048576]),
     # HTTP/1.1, HTTPS, HTTP/2 (h2load) and gRPC unary calls (a .NET client, 4 connections of 16 calls in flight: 64 calls,
     # as the other rows' 64 connections).
-    "aspnetcore": dict(servers=["aspnetcore-falconet", "aspnetcore-kestrel", "aspnetcore-kestrel-inline"],
+    "aspnetcore": dict(servers=["aspnetcore-falconet", "aspnetcore-kestrel", "aspnetcore-kestrel-inline", "aspnetcore-kestrel-batch"],
                        cells=[("plaintext1", [64]), ("plaintext16", [64]), ("json1", [64]), ("json16", [64]),
                               ("https-plaintext1", [64]), ("https-json16", [64]),
                               ("h2-plaintext-m1", [64]), ("h2-json-m16", [64]),
                               ("grpc-unary-m16", [4]), ("grpc-unary-tls-m16", [4]),
                               ("grpc-h2load-m16", [4]), ("grpc-h2load-tls-m16", [4])]),
-    "h2": dict(servers=["falconet-libuv", "falconet-sockets", "kestrel-app", "kestrel-app-inline", "nginx", "falconet-iouring"],
+    "h2": dict(servers=["falconet-libuv", "falconet-sockets", "kestrel-app", "kestrel-app-inline", "kestrel-app-batch", "nginx",
+                        "falconet-iouring"],
                cells=[("h2-plaintext-m1", [64]), ("h2-plaintext-m16", [64]), ("h2-json-m1", [64]), ("h2-json-m16", [64])]),
 }
 # Measured on request (--sections variants), not in a publish run by default: Falconet's transport and scheduling
