@@ -79,10 +79,7 @@ internal static partial class BatchPolicy
             }
 
             string? failure = null;
-            for (int pass = 0; pass < MaxPasses && ChangeAll(SchedOther, SchedBatch, ref failure); pass++)
-            {
-            }
-
+            ChangeUntilSettled(SchedOther, SchedBatch, ref failure);
             if (failure is not null)
             {
                 ChangeBack();
@@ -134,7 +131,14 @@ internal static partial class BatchPolicy
     private static void ChangeBack()
     {
         string? refused = null;
-        for (int pass = 0; pass < MaxPasses && ChangeAll(SchedBatch, SchedOther, ref refused); pass++)
+        ChangeUntilSettled(SchedBatch, SchedOther, ref refused);
+    }
+
+    /// <summary>Passes of <see cref="ChangeAll"/> until one changes nothing (threads started meanwhile are caught by the next), a refusal, or <see cref="MaxPasses"/>.</summary>
+    private static void ChangeUntilSettled(int from, int to, ref string? failure)
+    {
+        int pass = 0;
+        while (pass++ < MaxPasses && ChangeAll(from, to, ref failure))
         {
         }
     }

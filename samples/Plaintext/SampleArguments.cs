@@ -154,15 +154,20 @@ internal sealed class SampleArguments
 
                     break;
                 case "--batch-scheduling":
-                    string? batch = i + 1 < args.Length ? args[++i] : null;
-                    if (!Enum.TryParse(batch, ignoreCase: true, out BatchScheduling batchScheduling) || !Enum.IsDefined(batchScheduling)
-                        || !char.IsLetter(batch![0]))
+                    BatchScheduling? batchScheduling = (i + 1 < args.Length ? args[++i] : null)?.ToLowerInvariant() switch
+                    {
+                        "auto" => BatchScheduling.Auto,
+                        "on" => BatchScheduling.On,
+                        "off" => BatchScheduling.Off,
+                        _ => null,
+                    };
+                    if (batchScheduling is not { } chosen)
                     {
                         error = "--batch-scheduling is 'auto', 'on' or 'off' (default: auto).";
                         return false;
                     }
 
-                    result.BatchScheduling = batchScheduling;
+                    result.BatchScheduling = chosen;
                     break;
                 case "--libuv-distribution":
                     string? distribution = i + 1 < args.Length ? args[++i] : null;
