@@ -228,7 +228,10 @@ def nginx_config(launch, payload_directory=None):
     location = /plaintext { default_type text/plain; return 200 'Hello, World!'; }
     location = /json { default_type application/json; return 200 '{"message":"Hello, World!"}'; }"""
     if payload_directory:
-        locations += f"\n    location /bytes/ {{ alias {payload_directory}/; default_type application/octet-stream; }}"
+        # The payload files never change during a run: nginx keeps them open (open_file_cache) instead of an open, fstat
+        # and close per request, its fastest mode for static bytes.
+        locations += (f"\n    location /bytes/ {{ alias {payload_directory}/; default_type application/octet-stream;"
+                      " open_file_cache max=64 inactive=3600s; open_file_cache_valid 3600s; }")
     servers = f"""
   server {{
     listen 127.0.0.1:{launch.port} reuseport backlog=65535;{locations}
