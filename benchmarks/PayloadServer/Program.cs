@@ -13,7 +13,7 @@ namespace Falconet.Benchmarks.PayloadServer;
 /// same server, so that the load harness's HTTPS section (benchmarks/load/harness.py, tls) measures TLS against plain TCP on the same transport.
 /// </summary>
 /// <remarks>
-/// Usage: --port N --https-port N --https-cert cert.pem --https-key key.pem [--transport sockets|libuv|iouring] [--batch-scheduling auto|on|off]. Runs until SIGTERM
+/// Usage: --port N --https-port N --https-cert cert.pem --https-key key.pem [--transport sockets|libuv|iouring] [--batch-scheduling auto|on|off] [--tls-engine sslstream|openssl]. Runs until SIGTERM
 /// or SIGINT, then prints the requests served and the bytes allocated per request.
 /// </remarks>
 internal static class Program
@@ -31,7 +31,7 @@ internal static class Program
         if (Option("--port") is not { } port || Option("--https-port") is not { } httpsPort
             || Option("--https-cert") is not { } certificate || Option("--https-key") is not { } key)
         {
-            await Console.Error.WriteLineAsync("Usage: --port N --https-port N --https-cert cert.pem --https-key key.pem [--transport sockets|libuv|iouring] [--batch-scheduling auto|on|off]").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync("Usage: --port N --https-port N --https-cert cert.pem --https-key key.pem [--transport sockets|libuv|iouring] [--batch-scheduling auto|on|off] [--tls-engine sslstream|openssl]").ConfigureAwait(false);
             return 2;
         }
 
@@ -53,9 +53,14 @@ internal static class Program
             },
         };
         options.Endpoints.Add(new IPEndPoint(IPAddress.Loopback, int.Parse(port, CultureInfo.InvariantCulture)));
-        options.HttpsEndpoints.Add(new HttpsEndpoint(
-            new IPEndPoint(IPAddress.Loopback, int.Parse(httpsPort, CultureInfo.InvariantCulture)),
-            TlsServerOptions.FromPemFiles(certificate, key)));
+        TlsServerOptions tls = TlsServerOptions.FromPemFiles(certificate, key);
+        tls.Engine = Option("--tls-engine")?.ToLowerInvariant() switch
+        {
+            "openssl" => TlsEngine.OpenSsl,
+            "sslstream" or null => TlsEngine.SslStream,
+            string other => throw new ArgumentException($"--tls-engine {other}: expected sslstream or openssl."),
+        };
+        options.HttpsEndpoints.Add(new HttpsEndpoint(new IPEndPoint(IPAddress.Loopback, int.Parse(httpsPort, CultureInfo.InvariantCulture)), tls));
 
         byte[] payload = new byte[MaxBody];
         new Random(42).NextBytes(payload);
@@ -66,7 +71,7 @@ internal static class Program
 
         await using var server = new FalconetServer(options, context => Serve(context, payload));
         await server.StartAsync().ConfigureAwait(false);
-        Console.WriteLine($"Payload server on http://{server.BoundEndpoints[0]} and https://{server.BoundHttpsEndpoints[0]} ({options.Transport})");
+        Console.WriteLine($"Payload server on http://{server.BoundEndpoints[0]} and https://{server.BoundHttpsEndpoints[0]} ({options.Transport}, TLS engine {tls.Engine})");
 
         long allocatedAtStart = GC.GetTotalAllocatedBytes(precise: true);
         await stop.Task.ConfigureAwait(false);

@@ -103,6 +103,7 @@ internal static class Program
                 return 1;
             }
 
+            tls.Engine = arguments.TlsEngine;
             options.HttpsEndpoints.Add(new HttpsEndpoint(new IPEndPoint(IPAddress.Loopback, httpsPort), tls));
         }
 

@@ -10,7 +10,8 @@ namespace Falconet.Samples.Plaintext;
 /// <summary>
 /// The sample's command line: --port N (default 8080), --transport sockets|libuv|iouring, --scheduling threadpool|iothreads,
 /// --batch-scheduling auto|on|off, --libuv-distribution reuseport|handoff, --iouring-sqpoll, --max-connections N, --stats, --protocols http1|http2|http1and2,
-/// and HTTPS with --https-port N plus either --https-cert FILE --https-key FILE (PEM) or --https-pfx FILE [--https-password P];
+/// and HTTPS with --https-port N plus either --https-cert FILE --https-key FILE (PEM) or --https-pfx FILE [--https-password P]
+/// [--tls-engine sslstream|openssl];
 /// deployment: --unix-socket PATH, --proxy-protocol [--trusted-proxy CIDR]..., --reuseport, --drain-delay SECONDS,
 /// --drain-idle-timeout SECONDS, --shutdown-timeout SECONDS; an option left out takes the server's default.
 /// </summary>
@@ -21,6 +22,9 @@ internal sealed class SampleArguments
     public TransportKind? Transport { get; private set; }
 
     public IoScheduling? Scheduling { get; private set; }
+
+    /// <summary>--tls-engine sslstream|openssl: <see cref="TlsServerOptions.Engine"/>.</summary>
+    public TlsEngine TlsEngine { get; private set; }
 
     /// <summary>--batch-scheduling auto|on|off: <see cref="FalconetServerOptions.BatchScheduling"/>.</summary>
     public BatchScheduling BatchScheduling { get; private set; }
@@ -152,6 +156,21 @@ internal sealed class SampleArguments
                         return false;
                     }
 
+                    break;
+                case "--tls-engine":
+                    TlsEngine? engine = (i + 1 < args.Length ? args[++i] : null)?.ToLowerInvariant() switch
+                    {
+                        "sslstream" => TlsEngine.SslStream,
+                        "openssl" => TlsEngine.OpenSsl,
+                        _ => null,
+                    };
+                    if (engine is not { } chosenEngine)
+                    {
+                        error = "--tls-engine is 'sslstream' or 'openssl' (default: sslstream).";
+                        return false;
+                    }
+
+                    result.TlsEngine = chosenEngine;
                     break;
                 case "--batch-scheduling":
                     BatchScheduling? batchScheduling = (i + 1 < args.Length ? args[++i] : null)?.ToLowerInvariant() switch

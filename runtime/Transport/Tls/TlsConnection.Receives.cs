@@ -32,6 +32,11 @@ internal sealed partial class TlsConnection
             return new ValueTask<int>(0);
         }
 
+        if (_openSsl is { } session)
+        {
+            return ReceiveWithOpenSsl(session, buffer, ct);
+        }
+
         _receiveLength = buffer.Length;
         if (_readMayWaitFirst && _stream.SslStreamNeedsRecords)
         {
@@ -71,7 +76,7 @@ internal sealed partial class TlsConnection
             }
         }
 
-        ValueTask<int> read = _ssl.ReadAsync(buffer, ct);
+        ValueTask<int> read = _ssl!.ReadAsync(buffer, ct);
         if (!read.IsCompleted)
         {
             return new ValueTask<int>(_receive, _receive.Begin(read));
@@ -92,6 +97,11 @@ internal sealed partial class TlsConnection
 
     private int CompleteReceive(ValueTask<int> read)
     {
+        if (_openSsl is not null)
+        {
+            return CompleteOpenSslReceive(read);
+        }
+
         _readMayWaitFirst = false;
         int received;
         try
@@ -162,7 +172,7 @@ internal sealed partial class TlsConnection
             try
             {
                 wait.GetAwaiter().GetResult();
-                read = _connection._ssl.ReadAsync(_buffer, _token);
+                read = _connection._ssl!.ReadAsync(_buffer, _token);
             }
             catch (Exception exception)
             {

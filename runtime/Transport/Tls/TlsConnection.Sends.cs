@@ -183,7 +183,11 @@ internal sealed partial class TlsConnection
                 case BatchStep.Write:
                     // Completes synchronously: the record only goes into blocks.
                     _batchStep = BatchStep.NextRecord;
-                    if (AwaitBatchStep(_ssl.WriteAsync(_batchRecord, _batchToken)))
+                    if (_openSsl is { } session)
+                    {
+                        session.Write(_batchRecord.Span);
+                    }
+                    else if (AwaitBatchStep(_ssl!.WriteAsync(_batchRecord, _batchToken)))
                     {
                         return false;
                     }

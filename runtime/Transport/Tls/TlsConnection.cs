@@ -8,6 +8,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using System.Threading.Tasks.Sources;
 using Falconet.Buffers;
+using Falconet.Transport.Tls.OpenSsl;
 
 namespace Falconet.Transport.Tls;
 
@@ -17,8 +18,10 @@ namespace Falconet.Transport.Tls;
 /// </summary>
 /// <remarks>
 /// <para>
-/// <see cref="SslStream"/> (the platform's OpenSSL on Linux) does the protocol. A receive is one SslStream read straight
-/// into the caller's block. A send encrypts the batch into records (appended to pool blocks by
+/// An engine does the protocol: <see cref="SslStream"/> (the platform's OpenSSL on Linux, through memory BIOs), or
+/// OpenSSL called directly (<see cref="OpenSslSession"/>: its BIO writes records straight into the record stream's pool
+/// blocks and reads ciphertext from the received block). A receive is one read of the engine straight into the caller's
+/// block. A send encrypts the batch into records (appended to pool blocks by
 /// <see cref="TlsTransportStream"/>): the first at most a block, full-size ones after it, and encrypts the next records
 /// while earlier ones are being sent, up to a bound of bytes in flight; a pipelined batch of small responses costs one
 /// system call as on a plain connection.
@@ -48,7 +51,8 @@ internal sealed partial class TlsConnection : TransportConnection, IValueTaskSou
 
     private readonly TransportConnection _inner;
     private readonly TlsTransportStream _stream;
-    private readonly ServerSslStream _ssl;
+    private readonly ServerSslStream? _ssl;
+    private readonly OpenSslSession? _openSsl;
     private readonly TlsOperation _receive;
     private readonly TlsOperation _send;
     private int _state;
@@ -64,13 +68,23 @@ internal sealed partial class TlsConnection : TransportConnection, IValueTaskSou
     /// the bytes arrived and completes at once.
     /// </param>
     /// <param name="maxBytesInFlight">The most record bytes a send keeps queued that the inner connection has not taken yet (<see cref="Falconet.Server.TlsServerOptions.MaxBytesInFlight"/>).</param>
-    public TlsConnection(TransportConnection inner, int maxBytesInFlight = Falconet.Server.TlsServerOptions.DefaultMaxBytesInFlight)
+    /// <param name="openSsl">The endpoint's OpenSSL contexts when it runs the OpenSSL engine; null for SslStream.</param>
+    public TlsConnection(TransportConnection inner, int maxBytesInFlight = Falconet.Server.TlsServerOptions.DefaultMaxBytesInFlight,
+        OpenSslServerContext? openSsl = null)
     {
         _inner = inner;
         _maxBytesInFlight = maxBytesInFlight;
         _sendThreshold = Math.Min((long)inner.MaxGatheredSegments * SlabMemoryPool.BlockSize, maxBytesInFlight / 2);
         _stream = new TlsTransportStream(inner);
-        _ssl = new ServerSslStream(_stream);
+        if (openSsl is null)
+        {
+            _ssl = new ServerSslStream(_stream);
+        }
+        else
+        {
+            _openSsl = new OpenSslSession(openSsl, _stream);
+        }
+
         _receive = new TlsOperation(CompleteReceive);
         _send = new TlsOperation(CompleteSend);
         _onBatchStepCompleted = OnBatchStepCompleted;
@@ -87,7 +101,10 @@ internal sealed partial class TlsConnection : TransportConnection, IValueTaskSou
     public override TlsConnectionInfo? TlsInfo => _info;
 
     /// <summary>True when the client certificate was missing or refused during the handshake.</summary>
-    internal bool ClientCertificateRejected => _ssl.ClientCertificateRejected;
+    internal bool ClientCertificateRejected => _openSsl?.ClientCertificateRejected ?? _ssl!.ClientCertificateRejected;
+
+    /// <summary>True when the OpenSSL engine refused the SNI host name (no certificate serves it; the client got the alert).</summary>
+    internal bool UnknownServerName => _openSsl?.UnknownServerName ?? false;
 
     public override EndPoint? LocalEndPoint => _inner.LocalEndPoint;
 
@@ -111,7 +128,13 @@ internal sealed partial class TlsConnection : TransportConnection, IValueTaskSou
     /// <summary>Runs the server side of the handshake; <paramref name="selectOptions"/> picks the options from the ClientHello (SNI).</summary>
     public async Task AuthenticateAsServerAsync(ServerOptionsSelectionCallback selectOptions, object? state)
     {
-        await _ssl.AuthenticateAsServerAsync(selectOptions, state, CancellationToken.None).ConfigureAwait(false);
+        if (_openSsl is { } session)
+        {
+            await HandshakeWithOpenSslAsync(session).ConfigureAwait(false);
+            return;
+        }
+
+        await _ssl!.AuthenticateAsServerAsync(selectOptions, state, CancellationToken.None).ConfigureAwait(false);
 
         // Messages written after the last flush (TLS 1.3 session tickets) go out before the first response.
         await _stream.SendBufferedAsync().ConfigureAwait(false);
@@ -163,7 +186,15 @@ internal sealed partial class TlsConnection : TransportConnection, IValueTaskSou
     {
         try
         {
-            await _ssl.ShutdownAsync().ConfigureAwait(false);
+            if (_openSsl is { } session)
+            {
+                session.Shutdown();
+            }
+            else
+            {
+                await _ssl!.ShutdownAsync().ConfigureAwait(false);
+            }
+
             await _stream.SendBufferedAsync().ConfigureAwait(false);
         }
         catch (Exception)
@@ -212,7 +243,9 @@ internal sealed partial class TlsConnection : TransportConnection, IValueTaskSou
         finally
         {
             // Synchronously: SslStream's asynchronous disposal flushes the inner stream, which would try to send on a closed connection.
-            _ssl.Dispose();
+            // The session first: it waits for a call in progress, and no BIO callback touches the stream after it.
+            _openSsl?.Dispose();
+            _ssl?.Dispose();
             _stream.Dispose();
         }
     }

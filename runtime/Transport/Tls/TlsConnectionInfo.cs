@@ -16,6 +16,16 @@ public sealed class TlsConnectionInfo
         ClientCertificate = TlsConnection.AsCertificate2(ssl.RemoteCertificate);
     }
 
+    internal TlsConnectionInfo(SslProtocols protocol, TlsCipherSuite cipherSuite, string? hostName, SslApplicationProtocol applicationProtocol,
+        X509Certificate2? clientCertificate)
+    {
+        Protocol = protocol;
+        CipherSuite = cipherSuite;
+        HostName = hostName;
+        ApplicationProtocol = applicationProtocol;
+        ClientCertificate = clientCertificate;
+    }
+
     /// <summary>The protocol version (TLS 1.2 or 1.3 by default).</summary>
     public SslProtocols Protocol { get; }
 

@@ -32,7 +32,7 @@ internal sealed class TlsHandshake : ConnectionPreparation
     {
         _owner = owner;
         _settings = settings;
-        _connection = new TlsConnection(accepted, settings.MaxBytesInFlight);
+        _connection = new TlsConnection(accepted, settings.MaxBytesInFlight, settings.OpenSsl);
     }
 
     /// <summary>The TLS connection (its handshake complete once handed out).</summary>
@@ -155,7 +155,7 @@ internal sealed class TlsHandshake : ConnectionPreparation
             return "server_stopping";
         }
 
-        if (_unknownServerName)
+        if (_unknownServerName || _connection.UnknownServerName)
         {
             return "unknown_server_name";
         }

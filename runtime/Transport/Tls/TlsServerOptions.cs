@@ -58,6 +58,14 @@ public sealed class TlsServerOptions
     /// </summary>
     public int MaxBytesInFlight { get; set; } = DefaultMaxBytesInFlight;
 
+    /// <summary>
+    /// What runs the TLS protocol (default <see cref="TlsEngine.SslStream"/>). <see cref="TlsEngine.OpenSsl"/> calls the
+    /// system's OpenSSL 3 directly, with every option of this class; on a platform without <c>libssl.so.3</c> (not Linux),
+    /// or with an option OpenSSL cannot express (a gap in <see cref="EnabledProtocols"/>, a private key that cannot be
+    /// exported), the server's start fails with a message naming it.
+    /// </summary>
+    public TlsEngine Engine { get; set; }
+
     /// <summary>The default of <see cref="MaxBytesInFlight"/>.</summary>
     public const int DefaultMaxBytesInFlight = 128 * 1024;
 
@@ -94,6 +102,7 @@ public sealed class TlsServerOptions
         ClientCertificateValidation = ClientCertificateValidation,
         HandshakeTimeout = HandshakeTimeout,
         MaxBytesInFlight = MaxBytesInFlight,
+        Engine = Engine,
         ApplicationProtocols = new List<SslApplicationProtocol>(ApplicationProtocols ?? []),
     };
 
@@ -115,6 +124,11 @@ public sealed class TlsServerOptions
         if (!Enum.IsDefined(ClientCertificateMode))
         {
             throw new ArgumentOutOfRangeException(nameof(ClientCertificateMode), ClientCertificateMode, "Unknown client certificate mode.");
+        }
+
+        if (!Enum.IsDefined(Engine))
+        {
+            throw new ArgumentOutOfRangeException(nameof(Engine), Engine, "Unknown TLS engine.");
         }
 
         ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(HandshakeTimeout, TimeSpan.Zero, nameof(HandshakeTimeout));

@@ -6,12 +6,14 @@ using System.Security.Authentication;
 using System.Security.Cryptography.X509Certificates;
 using System.Threading.Tasks;
 using Falconet.Server;
+using Falconet.Transport.Tls.OpenSsl;
 
 namespace Falconet.Transport.Tls;
 
 /// <summary>
 /// The TLS settings of one started HTTPS endpoint: SslStream options prepared once per certificate (chain built,
-/// ALPN, protocols, client-certificate policy) and picked per handshake from the ClientHello.
+/// ALPN, protocols, client-certificate policy) and picked per handshake from the ClientHello; or, for the OpenSSL engine,
+/// its contexts (<see cref="OpenSsl"/>).
 /// </summary>
 internal sealed class TlsServerSettings
 {
@@ -32,7 +34,11 @@ internal sealed class TlsServerSettings
             _validateClient = ValidateClientCertificate;
         }
 
-        if (options.ServerCertificateSelector is null)
+        if (options.Engine == TlsEngine.OpenSsl)
+        {
+            OpenSsl = new OpenSslServerContext(options, options.ApplicationProtocols);
+        }
+        else if (options.ServerCertificateSelector is null)
         {
             _fixed = Prepare(options.ServerCertificate!);
         }
@@ -41,6 +47,9 @@ internal sealed class TlsServerSettings
             _selected = new ConcurrentDictionary<X509Certificate2, SslServerAuthenticationOptions>(ReferenceEqualityComparer.Instance);
         }
     }
+
+    /// <summary>The OpenSSL contexts when the endpoint runs the OpenSSL engine (<see cref="TlsServerOptions.Engine"/>); null for SslStream.</summary>
+    public OpenSslServerContext? OpenSsl { get; }
 
     /// <summary>The handshake timeout in timestamp ticks of the server's clock.</summary>
     public long HandshakeTimeout { get; }

@@ -238,6 +238,13 @@ internal sealed partial class TlsTransportStream
         return count;
     }
 
+    /// <summary>
+    /// For the OpenSSL engine's BIO: copies received bytes into <paramref name="destination"/>; -1 when none wait (the
+    /// caller receives with <see cref="WaitForRecordsAsync"/>), 0 once the peer ended the stream.
+    /// </summary>
+    public int TakeReceived(Span<byte> destination) =>
+        _prefetch is { } block ? CopyPrefetched(block, destination) : _endOfStream ? 0 : -1;
+
     /// <summary>Waits for the peer's next bytes into a pool block (as a zero-byte read from SslStream would); completes with 0.</summary>
     public ValueTask<int> WaitForRecordsAsync(CancellationToken cancellationToken) => WaitForDataAsync(cancellationToken);
 
