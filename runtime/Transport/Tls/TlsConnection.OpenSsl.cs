@@ -80,13 +80,18 @@ internal sealed partial class TlsConnection
     /// <summary>One SSL_read_ex; sends what OpenSSL wrote during it (alerts, a KeyUpdate's answer) in the order it was made.</summary>
     private int ReadOpenSsl(OpenSslSession session, Span<byte> buffer)
     {
-        int received = session.Read(buffer);
-        if (session.WroteOutput)
+        try
         {
-            _stream.Push(1);
+            return session.Read(buffer);
         }
-
-        return received;
+        finally
+        {
+            // Also after a failure: the fatal alert OpenSSL wrote tells the peer why the connection ends.
+            if (session.WroteOutput)
+            {
+                _stream.Push(1);
+            }
+        }
     }
 
     private int CompleteOpenSslReceive(ValueTask<int> read)

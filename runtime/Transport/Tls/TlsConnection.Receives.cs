@@ -92,8 +92,8 @@ internal sealed partial class TlsConnection
         }
     }
 
-    /// <summary>True while a pending receive waits for the peer's records before it reads through SslStream.</summary>
-    internal bool ReceiveWaitsForRecords => _readAfterRecords.WaitingForRecords;
+    /// <summary>True while a pending receive waits for the peer's records before it reads through the engine.</summary>
+    internal bool ReceiveWaitsForRecords => _openSsl?.WaitingForRecords ?? _readAfterRecords.WaitingForRecords;
 
     private int CompleteReceive(ValueTask<int> read)
     {

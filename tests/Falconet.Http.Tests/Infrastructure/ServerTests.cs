@@ -22,6 +22,9 @@ public abstract class ServerTests
     /// <summary>True for the classes that run the suite over TLS (<c>…OverTls</c>): the server listens on HTTPS only.</summary>
     protected virtual bool Https => false;
 
+    /// <summary>The TLS engine of every HTTPS endpoint of the class's servers (the <c>…OnOpenSsl</c> classes choose OpenSSL).</summary>
+    protected virtual TlsEngine TlsEngine => TlsEngine.SslStream;
+
     /// <summary>Starts a <see cref="TestServer"/> on <see cref="Transport"/>; <paramref name="configure"/> runs after the transport is set.</summary>
     internal Task<TestServer> StartServerAsync(Func<HttpContext, ValueTask> handler, Action<FalconetServerOptions>? configure = null, bool trackLeaks = true)
         => StartServerAsync(options => new FalconetServer(options, handler), configure, trackLeaks);
@@ -43,6 +46,13 @@ public abstract class ServerTests
             }
 
             configure?.Invoke(options);
+            if (TlsEngine != TlsEngine.SslStream)
+            {
+                foreach (HttpsEndpoint endpoint in options.HttpsEndpoints)
+                {
+                    endpoint.Tls.Engine = TlsEngine;
+                }
+            }
         }, trackLeaks);
 
         // The class runs where it says, unless a test brought its own transport.

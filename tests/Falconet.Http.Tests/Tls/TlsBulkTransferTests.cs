@@ -1,5 +1,4 @@
 using System;
-using System.Diagnostics;
 using System.IO;
 using System.Net;
 using System.Net.Http;
@@ -61,7 +60,7 @@ public class TlsBulkTransferTests : ServerTests
             TestCertificates.WritePem(TestCertificates.Server, certificate, Path.Combine(folder, "key.pem"));
             int port = host.EndPoint.Port;
 
-            (int exitCode, string errors) = await RunCurlAsync("--silent", "--show-error", "--http1.1", "--cacert", certificate,
+            (int exitCode, string errors) = await ToolProcess.RunAsync("curl", "--silent", "--show-error", "--http1.1", "--cacert", certificate,
                 "--resolve", $"localhost:{port}:127.0.0.1", "--output", output, $"https://localhost:{port}/", $"https://localhost:{port}/");
 
             exitCode.ShouldBe(0, errors);
@@ -90,30 +89,6 @@ public class TlsBulkTransferTests : ServerTests
         Exception failure = await Should.ThrowAsync<ArgumentOutOfRangeException>(() => server.StartAsync());
         failure.Message.ShouldContain("MaxBytesInFlight");
     }
-
-    private static async Task<(int ExitCode, string Errors)> RunCurlAsync(params string[] arguments)
-    {
-        var start = new ProcessStartInfo("curl") { RedirectStandardError = true, RedirectStandardOutput = true };
-        foreach (string argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        using Process process = Process.Start(start)!;
-        Task<string> errors = process.StandardError.ReadToEndAsync();
-        Task<string> output = process.StandardOutput.ReadToEndAsync();
-        try
-        {
-            await process.WaitForExitAsync().WaitAsync(TestTimeouts.Operation);
-        }
-        catch (TimeoutException)
-        {
-            process.Kill(entireProcessTree: true);
-            throw;
-        }
-
-        return (process.ExitCode, await errors + await output);
-    }
 }
 
 /// <summary>The same tests on the libuv transport.</summary>
@@ -126,4 +101,12 @@ public sealed class TlsBulkTransferTestsOnLibuv : TlsBulkTransferTests
 public sealed class TlsBulkTransferTestsOnIoUring : TlsBulkTransferTests
 {
     protected override TransportKind Transport => TransportKind.IoUring;
+}
+
+/// <summary>The same tests on the OpenSSL engine, on the libuv transport.</summary>
+public sealed class TlsBulkTransferTestsOnOpenSslOnLibuv : TlsBulkTransferTests
+{
+    protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
+
+    protected override TransportKind Transport => TransportKind.Libuv;
 }

@@ -15,6 +15,7 @@ using Falconet.Transport.IoUring;
 using Falconet.Transport.Libuv;
 using Falconet.Transport.Sockets;
 using Falconet.Transport.Tls;
+using Falconet.Transport.Tls.OpenSsl;
 using Shouldly;
 
 namespace Falconet.Http.Tests.Tls;
@@ -29,13 +30,23 @@ public class TlsConnectionTests
 
     private static readonly ServerOptionsSelectionCallback s_select = static (_, _, _, _) => ValueTask.FromResult(s_settings.For(null)!);
 
+    private static readonly TlsServerSettings s_openSslSettings =
+        new(new TlsServerOptions { ServerCertificate = TestCertificates.Server, Engine = TlsEngine.OpenSsl }, TimeProvider.System);
+
+    /// <summary>The engine of the connections under test.</summary>
+    protected virtual TlsEngine Engine => TlsEngine.SslStream;
+
+    private Task<Pair> ConnectAsync(SslProtocols protocols = SslProtocols.None, int maxBytesInFlight = TlsServerOptions.DefaultMaxBytesInFlight,
+        int clientReceiveBuffer = 0) =>
+        Pair.ConnectAsync(CreateTransport(), Engine == TlsEngine.OpenSsl ? s_openSslSettings.OpenSsl : null, protocols, maxBytesInFlight, clientReceiveBuffer);
+
     protected virtual ITransportFactory CreateTransport() =>
         new SocketTransportFactory(new SocketTransportOptions { IoThreadCount = 1, TrackLeaks = true });
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_batch_of_many_blocks_leaves_as_records_in_one_inner_send()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        await using Pair pair = await ConnectAsync();
         byte[] payload = BodyHashing.RandomBytes(5 * SlabMemoryPool.BlockSize + 123, seed: 1);
         using var chain = new BlockChain(pair.Server.Pool);
         chain.Write(payload);
@@ -51,7 +62,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_large_batch_leaves_in_sends_within_the_inner_connections_gather_limit_and_the_bound()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        await using Pair pair = await ConnectAsync();
         byte[] payload = BodyHashing.RandomBytes(600 * 1024, seed: 2);
         using var chain = new BlockChain(pair.Server.Pool);
         chain.Write(payload);
@@ -70,7 +81,7 @@ public class TlsConnectionTests
     public async Task A_reader_that_stops_reading_holds_at_most_the_bound_of_records_and_then_gets_every_byte()
     {
         const int Bound = TlsServerOptions.MinMaxBytesInFlight;
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), maxBytesInFlight: Bound, clientReceiveBuffer: 16 * 1024);
+        await using Pair pair = await ConnectAsync(maxBytesInFlight: Bound, clientReceiveBuffer: 16 * 1024);
         byte[] payload = BodyHashing.RandomBytes(4 * 1024 * 1024, seed: 3);
         using var chain = new BlockChain(pair.Server.Pool);
         chain.Write(payload);
@@ -91,7 +102,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Aborting_a_connection_in_the_middle_of_a_large_send_fails_the_send_and_returns_every_block()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), clientReceiveBuffer: 16 * 1024);
+        await using Pair pair = await ConnectAsync(clientReceiveBuffer: 16 * 1024);
         byte[] payload = BodyHashing.RandomBytes(4 * 1024 * 1024, seed: 4);
         using var chain = new BlockChain(pair.Server.Pool);
         chain.Write(payload);
@@ -135,7 +146,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task StopReceiving_wakes_a_pending_receive_with_0_and_sending_still_works()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        await using Pair pair = await ConnectAsync();
         MemoryBlock block = pair.Server.Pool.Rent();
         try
         {
@@ -159,7 +170,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_second_concurrent_receive_is_refused_as_the_contract_says()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        await using Pair pair = await ConnectAsync();
         MemoryBlock block = pair.Server.Pool.Rent();
         try
         {
@@ -181,7 +192,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task ShutdownSend_sends_close_notify_then_the_FIN_and_receiving_goes_on()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        await using Pair pair = await ConnectAsync();
         pair.Server.ShutdownSend();
 
         // close_notify ends the TLS stream; the socket's own end (FIN) follows it.
@@ -208,7 +219,7 @@ public class TlsConnectionTests
     {
         // A receive after a short one waits for the peer's bytes before it reads through SslStream; a record SslStream
         // holds unprocessed (a TLS 1.2 alert after the data it returned) must be read without waiting for more.
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport(), protocol);
+        await using Pair pair = await ConnectAsync(protocol);
         MemoryBlock block = pair.Server.Pool.Rent();
         try
         {
@@ -229,17 +240,17 @@ public class TlsConnectionTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
-    public async Task A_receive_after_a_short_one_waits_for_the_peer_before_it_reads_through_SslStream()
+    public async Task A_receive_after_a_short_one_waits_for_the_peer_before_it_reads_through_the_engine()
     {
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        await using Pair pair = await ConnectAsync();
         MemoryBlock block = pair.Server.Pool.Rent();
         try
         {
             await pair.Client.WriteAsync("first"u8.ToArray());
             (await pair.Server.ReceiveAsync(block.Memory).AsTask().WaitAsync(TestTimeouts.Operation)).ShouldBe(5);
 
-            // Nothing is left in SslStream, so the next receive waits for the peer's bytes in a pool block of its own,
-            // without calling SslStream's read (which would wait inside, its async methods suspended).
+            // Nothing is left in the engine, so the next receive waits for the peer's bytes in a pool block of its own
+            // (SslStream's read would wait inside, its async methods suspended; OpenSSL's would return "want read").
             ValueTask<int> pending = pair.Server.ReceiveAsync(block.Memory);
             pending.IsCompleted.ShouldBeFalse();
             pair.Server.ReceiveWaitsForRecords.ShouldBeTrue();
@@ -259,7 +270,7 @@ public class TlsConnectionTests
     public async Task Receives_after_short_ones_return_every_record_in_order()
     {
         // Records of every size, some split across inner receives, some several in one: the waits before reading lose nothing.
-        await using Pair pair = await Pair.ConnectAsync(CreateTransport());
+        await using Pair pair = await ConnectAsync();
         byte[] payload = BodyHashing.RandomBytes(300 * 1024, seed: 3);
         Task write = WriteInPiecesAsync();
         byte[] received = new byte[payload.Length];
@@ -302,7 +313,7 @@ public class TlsConnectionTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task DisposeAsync_completes_only_after_a_pending_receive_and_its_continuation()
     {
-        Pair pair = await Pair.ConnectAsync(CreateTransport());
+        Pair pair = await ConnectAsync();
         MemoryBlock block = pair.Server.Pool.Rent();
         bool continued = false;
         Task abandoned = ReceiveThenMarkAsync();
@@ -347,8 +358,8 @@ public class TlsConnectionTests
 
         public TlsConnection Server { get; }
 
-        public static async Task<Pair> ConnectAsync(ITransportFactory transport, SslProtocols protocols = SslProtocols.None,
-            int maxBytesInFlight = TlsServerOptions.DefaultMaxBytesInFlight, int clientReceiveBuffer = 0)
+        public static async Task<Pair> ConnectAsync(ITransportFactory transport, OpenSslServerContext? openSsl, SslProtocols protocols,
+            int maxBytesInFlight, int clientReceiveBuffer)
         {
             IConnectionListener listener = await transport.BindAsync(new IPEndPoint(IPAddress.Loopback, 0));
             var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
@@ -360,7 +371,7 @@ public class TlsConnectionTests
             ValueTask<TransportConnection?> accept = listener.AcceptAsync();
             await socket.ConnectAsync(listener.EndPoint);
             var counting = new CountingConnection((await accept.AsTask().WaitAsync(TestTimeouts.Operation))!);
-            var server = new TlsConnection(counting, maxBytesInFlight);
+            var server = new TlsConnection(counting, maxBytesInFlight, openSsl);
 
             var client = new SslStream(new NetworkStream(socket, ownsSocket: false));
             SslClientAuthenticationOptions options = TestCertificates.ClientOptions();
@@ -433,4 +444,37 @@ public sealed class TlsConnectionTestsOnIoUringThreadPool : TlsConnectionTests
 {
     protected override ITransportFactory CreateTransport() =>
         new IoUringTransportFactory(new IoUringTransportOptions { LoopCount = 1, TrackLeaks = true, Scheduling = IoScheduling.ThreadPool });
+}
+
+/// <summary>The same tests on the OpenSSL engine, on the sockets transport.</summary>
+public sealed class TlsConnectionTestsOnOpenSsl : TlsConnectionTests
+{
+    protected override TlsEngine Engine => TlsEngine.OpenSsl;
+}
+
+/// <summary>The same tests on the OpenSSL engine, on the libuv transport.</summary>
+public sealed class TlsConnectionTestsOnOpenSslOnLibuv : TlsConnectionTests
+{
+    protected override TlsEngine Engine => TlsEngine.OpenSsl;
+
+    protected override ITransportFactory CreateTransport() =>
+        new LibuvTransportFactory(new LibuvTransportOptions { LoopCount = 1, TrackLeaks = true });
+}
+
+/// <summary>The same tests on the OpenSSL engine, on libuv with thread-pool scheduling.</summary>
+public sealed class TlsConnectionTestsOnOpenSslOnLibuvThreadPool : TlsConnectionTests
+{
+    protected override TlsEngine Engine => TlsEngine.OpenSsl;
+
+    protected override ITransportFactory CreateTransport() =>
+        new LibuvTransportFactory(new LibuvTransportOptions { LoopCount = 1, TrackLeaks = true, Scheduling = IoScheduling.ThreadPool });
+}
+
+/// <summary>The same tests on the OpenSSL engine, on the io_uring transport.</summary>
+public sealed class TlsConnectionTestsOnOpenSslOnIoUring : TlsConnectionTests
+{
+    protected override TlsEngine Engine => TlsEngine.OpenSsl;
+
+    protected override ITransportFactory CreateTransport() =>
+        new IoUringTransportFactory(new IoUringTransportOptions { LoopCount = 1, TrackLeaks = true });
 }

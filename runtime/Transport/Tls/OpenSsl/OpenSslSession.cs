@@ -73,6 +73,7 @@ internal sealed unsafe class OpenSslSession : IDisposable
     /// <summary>Set while the connection receives ciphertext into its pool block: the BIO then has nothing to hand OpenSSL.</summary>
     public bool WaitingForRecords
     {
+        get => Volatile.Read(ref _waitingForRecords);
         set => Volatile.Write(ref _waitingForRecords, value);
     }
 
