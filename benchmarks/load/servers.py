@@ -351,6 +351,18 @@ add("payload-sockets-inline", "Falconet payload server (sockets, inline)", "falc
 add("payload-iouring", "Falconet payload server (io_uring)", "falconet", "benchmarks/PayloadServer: GET /bytes/N, io_uring",
     {"http1", "https"}, payload("iouring"), PAYLOAD_NEEDS)
 
+# The same servers with TLS run by the OpenSSL engine (TlsServerOptions.Engine = OpenSsl) instead of SslStream.
+OPENSSL = ("--tls-engine", "openssl")
+add("payload-libuv-openssl", "Falconet payload server (libuv, OpenSSL engine)", "falconet",
+    "benchmarks/PayloadServer: GET /bytes/N, libuv, --tls-engine openssl",
+    {"http1", "https"}, payload("libuv", extra=OPENSSL), PAYLOAD_NEEDS)
+add("payload-iouring-openssl", "Falconet payload server (io_uring, OpenSSL engine)", "falconet",
+    "benchmarks/PayloadServer: GET /bytes/N, io_uring, --tls-engine openssl",
+    {"http1", "https"}, payload("iouring", extra=OPENSSL), PAYLOAD_NEEDS)
+add("payload-sockets-openssl", "Falconet payload server (sockets, OpenSSL engine)", "falconet",
+    "benchmarks/PayloadServer: GET /bytes/N, sockets, --tls-engine openssl",
+    {"http1", "https"}, payload("sockets", extra=OPENSSL), PAYLOAD_NEEDS)
+
 
 def family_members(family):
     return [s for s in SERVERS.values() if s.family == family]
