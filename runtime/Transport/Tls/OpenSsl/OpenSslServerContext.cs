@@ -370,6 +370,7 @@ internal sealed unsafe class OpenSslServerContext
     [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
     private static int OnServerName(nint ssl, int* alert, nint arg)
     {
+        // SelectCertificate catches what the selector throws: nothing may unwind through OpenSSL's frames.
         OpenSslSession? session = OpenSslSession.FromSsl(ssl);
         if (session is null || !session.SelectCertificate(ssl))
         {

@@ -157,6 +157,13 @@ internal sealed unsafe class OpenSslSession : IDisposable
             }
 
             int error = LibSsl.SSL_get_error(_ssl.DangerousGetHandle(), result);
+            if (error == LibSsl.SSL_ERROR_WANT_READ)
+            {
+                // A record that carried no data (a post-handshake message) with nothing after it, reported without the BIO.
+                LibSsl.ERR_clear_error();
+                return -1;
+            }
+
             if (error == LibSsl.SSL_ERROR_ZERO_RETURN || _records.EndOfStream)
             {
                 // close_notify, or a FIN without it: the end of the stream either way, as SslStream reads it.
@@ -407,7 +414,17 @@ internal sealed unsafe class OpenSslSession : IDisposable
             return -1;
         }
 
-        int taken = Volatile.Read(ref session._waitingForRecords) ? -1 : session._records.TakeReceived(new Span<byte>(destination, length));
+        int taken;
+        try
+        {
+            taken = Volatile.Read(ref session._waitingForRecords) ? -1 : session._records.TakeReceived(new Span<byte>(destination, length));
+        }
+        catch (Exception)
+        {
+            // Never through OpenSSL's frames (that would end the process): OpenSSL sees a failed read, the connection fails.
+            return -1;
+        }
+
         if (taken < 0)
         {
             session._bioWantsRead = true;
