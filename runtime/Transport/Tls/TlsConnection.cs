@@ -103,6 +103,9 @@ internal sealed partial class TlsConnection : TransportConnection, IValueTaskSou
     /// <summary>True when the client certificate was missing or refused during the handshake.</summary>
     internal bool ClientCertificateRejected => _openSsl?.ClientCertificateRejected ?? _ssl!.ClientCertificateRejected;
 
+    /// <summary>The engine that runs the protocol of this connection.</summary>
+    internal Falconet.Server.TlsEngine Engine => _openSsl is null ? Falconet.Server.TlsEngine.SslStream : Falconet.Server.TlsEngine.OpenSsl;
+
     /// <summary>True when the OpenSSL engine refused the SNI host name (no certificate serves it; the client got the alert).</summary>
     internal bool UnknownServerName => _openSsl?.UnknownServerName ?? false;
 

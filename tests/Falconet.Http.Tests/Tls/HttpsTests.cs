@@ -53,6 +53,19 @@ public class HttpsTests : ServerTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Connections_run_on_the_engine_the_endpoint_names()
+    {
+        await using TestServer host = await StartServerAsync(context =>
+        {
+            context.Response.Write(Encoding.ASCII.GetBytes(((TlsConnection)context.Transport).Engine.ToString()));
+            return default;
+        });
+        using RawClient client = host.Connect();
+
+        (await GetAsync(client)).ShouldBe(TlsEngine.ToString());
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task A_TLS_1_2_client_is_served_and_a_plain_connection_sees_no_TLS()
     {
         await using TestServer host = await StartServerAsync(
