@@ -32,6 +32,7 @@ internal sealed unsafe class OpenSslSession : IDisposable
     private readonly Lock _gate = new();
     private GCHandle _self;
     private bool _bioWantsRead;
+    private bool _bioRetryFlagged;
     private bool _wroteOutput;
     private bool _waitingForRecords;
     private bool _handshakeDone;
@@ -428,17 +429,30 @@ internal sealed unsafe class OpenSslSession : IDisposable
         if (taken < 0)
         {
             session._bioWantsRead = true;
+            session._bioRetryFlagged = true;
             LibSsl.BIO_set_flags(bio, LibSsl.BIO_FLAGS_READ | LibSsl.BIO_FLAGS_SHOULD_RETRY);
         }
 
         return taken;
     }
 
-    /// <summary>The start of a read or write callback: the retry flags of the last call cleared, the BIO's session (null: fail the call).</summary>
+    /// <summary>
+    /// The start of a read or write callback: the BIO's session (null: fail the call), the retry flags of an earlier call
+    /// cleared. Only the read callback sets them, and it says so: the common call makes no second native call.
+    /// </summary>
     private static OpenSslSession? BioCall(nint bio, int length)
     {
-        LibSsl.BIO_clear_flags(bio, LibSsl.BIO_FLAGS_READ | LibSsl.BIO_FLAGS_WRITE | LibSsl.BIO_FLAGS_IO_SPECIAL | LibSsl.BIO_FLAGS_SHOULD_RETRY);
-        return length < 0 ? null : FromBio(bio);
+        OpenSslSession? session = FromBio(bio);
+        if (session is null || session._bioRetryFlagged)
+        {
+            LibSsl.BIO_clear_flags(bio, LibSsl.BIO_FLAGS_READ | LibSsl.BIO_FLAGS_WRITE | LibSsl.BIO_FLAGS_IO_SPECIAL | LibSsl.BIO_FLAGS_SHOULD_RETRY);
+            if (session is not null)
+            {
+                session._bioRetryFlagged = false;
+            }
+        }
+
+        return length < 0 ? null : session;
     }
 
     [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
