@@ -38,6 +38,9 @@ internal sealed unsafe class OpenSslSession : IDisposable
     private bool _handshakeDone;
     private int _disposed;
 
+    // What the selector threw during the SNI callback (the handshake fails with it).
+    private Exception? _selectorFailure;
+
     public OpenSslSession(OpenSslServerContext context, TlsTransportStream records)
     {
         _context = context;
@@ -64,12 +67,6 @@ internal sealed unsafe class OpenSslSession : IDisposable
 
     /// <summary>True when the client certificate was missing or refused.</summary>
     public bool ClientCertificateRejected { get; private set; }
-
-    /// <summary>True once the handshake completed.</summary>
-    public bool HandshakeDone => Volatile.Read(ref _handshakeDone);
-
-    /// <summary>What a failed selector threw during the SNI callback.</summary>
-    private Exception? _selectorFailure;
 
     /// <summary>Set while the connection receives ciphertext into its pool block: the BIO then has nothing to hand OpenSSL.</summary>
     public bool WaitingForRecords
@@ -101,7 +98,7 @@ internal sealed unsafe class OpenSslSession : IDisposable
             int result = LibSsl.SSL_do_handshake(_ssl.DangerousGetHandle());
             if (result == 1)
             {
-                Volatile.Write(ref _handshakeDone, true);
+                _handshakeDone = true;
                 return true;
             }
 
