@@ -233,6 +233,10 @@ class Harness:
 
     def start(self, server, launch, place, tag):
         for port in (launch.port, launch.https_port, launch.h2c_port):
+            # The previous server may still be going away (the kernel tears an io_uring ring down after its process).
+            deadline = time.monotonic() + 5
+            while port and measure.port_open(port) and time.monotonic() < deadline:
+                time.sleep(0.1)
             if port and measure.port_open(port):
                 raise SystemExit(f"something already listens on port {port}: stop it or pick another --port")
         return measure.Running(server, launch, place, self.log_path(tag, server.name, "server"))

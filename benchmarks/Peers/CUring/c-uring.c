@@ -13,7 +13,9 @@
 //
 //   c-uring PORT [THREADS]     THREADS defaults to the number of CPUs the process may run on
 //
-// Built by benchmarks/load/run.sh with the machine's gcc and liburing (Debian's liburing-dev); stopped with SIGTERM.
+// Built by benchmarks/load/run.sh with the machine's gcc and liburing (Debian's liburing-dev); stopped with SIGTERM, which
+// shuts the listeners down first: the kernel tears a ring down after the process is gone, and the pending multishot
+// accept would keep the port bound until then.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <liburing.h>
@@ -40,6 +42,10 @@
 
 enum { OP_ACCEPT = 1, OP_RECV, OP_SEND, OP_CLOSE };
 
+#define MAX_THREADS 256
+static int listeners[MAX_THREADS]; // by thread; -1 until the thread listens
+static int thread_total;
+
 static const char plaintext_head[] = "HTTP/1.1 200 OK\r\nServer: C\r\nContent-Type: text/plain\r\nContent-Length: 13\r\nDate: ";
 static const char plaintext_body[] = "\r\n\r\nHello, World!";
 static const char json_head[] = "HTTP/1.1 200 OK\r\nServer: C\r\nContent-Type: application/json\r\nContent-Length: 27\r\nDate: ";
@@ -63,6 +69,7 @@ struct connection {
 
 struct loop {
   int port;
+  int index;
   struct io_uring ring;
   struct io_uring_buf_ring *buffers;
   char *buffer_memory;
@@ -268,6 +275,16 @@ static void setup(struct loop *loop) {
   }
   io_uring_buf_ring_advance(loop->buffers, BUFFERS);
   loop->listener = listen_on(loop->port);
+  __atomic_store_n(&listeners[loop->index], loop->listener, __ATOMIC_SEQ_CST);
+}
+
+static void on_terminate(int signal_number) {
+  (void)signal_number;
+  for (int i = 0; i < thread_total; i++) {
+    int listener = __atomic_load_n(&listeners[i], __ATOMIC_SEQ_CST);
+    if (listener >= 0) shutdown(listener, SHUT_RDWR);
+  }
+  _exit(0);
 }
 
 static void *run(void *argument) {
@@ -309,18 +326,22 @@ int main(int argc, char **argv) {
   }
   int port = atoi(argv[1]);
   signal(SIGPIPE, SIG_IGN);
+  signal(SIGTERM, on_terminate);
   cpu_set_t cpus;
   if (sched_getaffinity(0, sizeof cpus, &cpus) < 0) die("sched_getaffinity", errno);
   int threads = argc > 2 ? atoi(argv[2]) : CPU_COUNT(&cpus);
-  if (port <= 0 || threads <= 0) {
+  if (port <= 0 || threads <= 0 || threads > MAX_THREADS) {
     fprintf(stderr, "usage: c-uring PORT [THREADS]\n");
     return 2;
   }
   pthread_t ids[threads];
+  for (int i = 0; i < threads; i++) listeners[i] = -1;
+  thread_total = threads;
   for (int i = 0; i < threads; i++) {
     struct loop *loop = calloc(1, sizeof *loop);
     if (loop == NULL) die("calloc", ENOMEM);
     loop->port = port;
+    loop->index = i;
     if (pthread_create(&ids[i], NULL, run, loop) != 0) die("pthread_create", errno);
   }
   printf("c-uring listening on http://127.0.0.1:%d with %d thread(s)\n", port, threads);
