@@ -78,7 +78,7 @@ SHAPES = {s.name: s for s in [
 # The sections in the order a full run measures them, with what each runs by default (record) and in a smoke run.
 RECORD = {
     "throughput": dict(servers=["falconet-libuv", "falconet-sockets", "kestrel-platform", "kestrel-platform-inline",
-                                "kestrel-app", "kestrel-app-inline", "nginx", "c-epoll", "falconet-iouring"],
+                                "kestrel-app", "kestrel-app-inline", "nginx", "c-epoll", "c-uring", "falconet-iouring"],
                        cells=[("plaintext16", [256, 1024, 4096, 16384]), ("plaintext1", [256]), ("json1", [16, 64, 256, 512])]),
     "latency": dict(servers=["falconet-libuv", "nginx", "kestrel-platform-inline", "kestrel-platform", "falconet-iouring"],
                     shape="plaintext1", connections=256, loads=[25, 50, 75, 90]),
@@ -233,6 +233,10 @@ class Harness:
 
     def start(self, server, launch, place, tag):
         for port in (launch.port, launch.https_port, launch.h2c_port):
+            # The previous server may still be going away (the kernel tears an io_uring ring down after its process).
+            deadline = time.monotonic() + 5
+            while port and measure.port_open(port) and time.monotonic() < deadline:
+                time.sleep(0.1)
             if port and measure.port_open(port):
                 raise SystemExit(f"something already listens on port {port}: stop it or pick another --port")
         return measure.Running(server, launch, place, self.log_path(tag, server.name, "server"))

@@ -56,6 +56,12 @@ if $build; then
 fi
 mkdir -p artifacts/load
 gcc -O2 -Wall -Wextra -Werror -pthread -o artifacts/load/c-epoll benchmarks/Peers/CEpoll/c-epoll.c
+if [ ! -f /usr/include/liburing.h ]; then
+  echo "installing liburing-dev (apt-get)" >&2
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq && $sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liburing-dev >/dev/null
+fi
+gcc -O2 -Wall -Wextra -Werror -pthread -o artifacts/load/c-uring benchmarks/Peers/CUring/c-uring.c -luring
 gcc -O2 -Wall -Wextra -Werror -pthread -o artifacts/load/loadgen benchmarks/load/loadgen.c -lm
 
 if [ -z "$out" ]; then out=artifacts/load/$(date -u +%Y%m%d-%H%M%SZ); fi

@@ -18,6 +18,7 @@ ASPNETCORE_SAMPLE = ROOT / "samples/AspNetCore/bin/Release/net10.0/Falconet.Samp
 ASPNETCORE_KESTREL = ROOT / "benchmarks/Peers/AspNetCoreKestrel/bin/Release/net10.0/AspNetCoreKestrel.dll"
 PAYLOAD = ROOT / "benchmarks/PayloadServer/bin/Release/net10.0/Falconet.Benchmarks.PayloadServer.dll"
 C_EPOLL = ROOT / "artifacts/load/c-epoll"
+C_URING = ROOT / "artifacts/load/c-uring"
 INLINE = {"DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS": "1"}
 # Runs a peer's every thread under SCHED_BATCH from its start, as Falconet's BatchScheduling does for its own threads
 # where completions change threads (docs/runtime-io.md, "Threads that wake each other").
@@ -291,6 +292,15 @@ def c_epoll(launch):
 add("c-epoll", "C epoll", "c",
     "benchmarks/Peers/CEpoll: canned responses from an epoll loop per thread, no parsing (the cost of the system calls and the loopback path)",
     {"http1"}, c_epoll, _exists(C_EPOLL, "built by run.sh with gcc"))
+
+
+def c_uring(launch):
+    return [str(C_URING), str(launch.port), str(launch.loops or launch.cores)], {}, ROOT
+
+
+add("c-uring", "C io_uring", "c",
+    "benchmarks/Peers/CUring: canned responses from an io_uring loop per thread (multishot accept into the registered file table, multishot receive into provided buffers, one io_uring_enter per turn), no parsing (the cost of the loopback path under io_uring)",
+    {"http1"}, c_uring, _exists(C_URING, "built by run.sh with gcc and liburing"))
 
 
 # ---- ASP.NET Core: the same minimal-API application on Falconet and on Kestrel -----------------------------------
