@@ -10,8 +10,9 @@ namespace Falconet.Soak;
 
 /// <summary>
 /// Drives a server on loopback for a while with a profile of clients, then prints what it saw, one line per scenario.
-/// <c>Falconet.Soak --port N --seconds S [--profile soak|valid|burst|large] [--seed N]</c>; exits 1 when the server answered
-/// anything unexpected.
+/// <c>Falconet.Soak --port N --seconds S [--profile soak|valid|burst|large] [--seed N] [--tls]</c>; exits 1 when the server
+/// answered anything unexpected. With <c>--tls</c> every connection speaks TLS (the server's certificate is not checked:
+/// the soak's is self-signed; ALPN offers http/1.1), and the soak profile adds the TLS-only hostile kinds.
 /// </summary>
 internal static class Program
 {
@@ -21,8 +22,22 @@ internal static class Program
         double seconds = 60;
         string profile = "soak";
         int seed = 1;
-        for (int i = 0; i + 1 < args.Length; i += 2)
+        bool tls = false;
+        for (int i = 0; i < args.Length; i += 2)
         {
+            if (args[i] == "--tls")
+            {
+                tls = true;
+                i--;
+                continue;
+            }
+
+            if (i + 1 == args.Length)
+            {
+                Console.Error.WriteLine($"{args[i]} needs a value");
+                return 2;
+            }
+
             switch (args[i])
             {
                 case "--port": port = int.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
@@ -35,17 +50,19 @@ internal static class Program
 
         if (port == 0)
         {
-            Console.Error.WriteLine("usage: Falconet.Soak --port N --seconds S [--profile soak|valid|burst|large] [--seed N]");
+            Console.Error.WriteLine("usage: Falconet.Soak --port N --seconds S [--profile soak|valid|burst|large] [--seed N] [--tls]");
             return 2;
         }
 
         var outcomes = new Outcomes();
         using var stop = new CancellationTokenSource(TimeSpan.FromSeconds(seconds));
-        var scenarios = new Scenarios(new IPEndPoint(IPAddress.Loopback, port), outcomes, stop.Token);
+        var scenarios = new Scenarios(new IPEndPoint(IPAddress.Loopback, port), tls, outcomes, stop.Token);
 
         // How many clients of each kind run at once.
         (Func<int, Task> Run, int Count)[] mix = profile switch
         {
+            "soak" when tls => [(scenarios.ValidAsync, 32), (scenarios.InvalidAsync, 8), (scenarios.SlowAsync, 4), (scenarios.AbandonedAsync, 8), (scenarios.ResetAsync, 8), (scenarios.LargeBodyAsync, 4),
+                (scenarios.TlsGarbageAsync, 2), (scenarios.TlsStalledHandshakeAsync, 4), (scenarios.TlsCutRecordAsync, 4), (scenarios.TlsCloseAsync, 4)],
             "soak" => [(scenarios.ValidAsync, 32), (scenarios.InvalidAsync, 8), (scenarios.SlowAsync, 4), (scenarios.AbandonedAsync, 8), (scenarios.ResetAsync, 8), (scenarios.LargeBodyAsync, 4)],
             "valid" => [(scenarios.ValidAsync, 64)],
             "burst" => [(scenarios.BurstAsync, 1_000)],
