@@ -1,7 +1,6 @@
 using System;
 using System.Threading;
 using System.Threading.Tasks;
-using System.Threading.Tasks.Sources;
 using Falconet.Transport.Tls.OpenSsl;
 
 namespace Falconet.Transport.Tls;
@@ -111,11 +110,10 @@ internal sealed partial class TlsConnection
     /// A receive that waits for the peer's records, then reads through OpenSSL where they arrived, and waits again while
     /// OpenSSL needs more: one per connection, reused, nothing allocated per call.
     /// </summary>
-    private sealed class OpenSslReceive : IValueTaskSource<int>
+    private sealed class OpenSslReceive : ReceiveSource
     {
         private readonly TlsConnection _connection;
         private readonly Action _onRecords;
-        private ManualResetValueTaskSourceCore<int> _core;
         private OpenSslSession? _session;
         private ValueTask<int> _pending;
         private Memory<byte> _buffer;
@@ -129,11 +127,10 @@ internal sealed partial class TlsConnection
 
         public ValueTask<int> Start(OpenSslSession session, ValueTask<int> wait, Memory<byte> buffer, CancellationToken ct)
         {
-            _core.Reset();
+            short version = Reset();
             _session = session;
             _buffer = buffer;
             _token = ct;
-            short version = _core.Version;
             Await(wait);
             return new ValueTask<int>(this, version);
         }
@@ -183,21 +180,7 @@ internal sealed partial class TlsConnection
             _session = null;
             _buffer = default;
             _token = default;
-            if (error is null)
-            {
-                _core.SetResult(received);
-            }
-            else
-            {
-                _core.SetException(error);
-            }
+            Complete(received, error);
         }
-
-        int IValueTaskSource<int>.GetResult(short token) => _core.GetResult(token);
-
-        ValueTaskSourceStatus IValueTaskSource<int>.GetStatus(short token) => _core.GetStatus(token);
-
-        void IValueTaskSource<int>.OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
-            _core.OnCompleted(continuation, state, token, flags);
     }
 }

@@ -124,12 +124,11 @@ internal sealed partial class TlsConnection
     /// A receive that waits for the peer's bytes before it reads through SslStream: one per connection, reused, its
     /// continuations run where the bytes arrive (see <see cref="TlsTransportStream.SslStreamNeedsRecords"/>).
     /// </summary>
-    private sealed class ReadAfterRecords : IValueTaskSource<int>
+    private sealed class ReadAfterRecords : ReceiveSource
     {
         private readonly TlsConnection _connection;
         private readonly Action _onRecords;
         private readonly Action _onRead;
-        private ManualResetValueTaskSourceCore<int> _core;
         private ValueTask<int> _pending;
         private bool _waitingForRecords;
         private Memory<byte> _buffer;
@@ -144,12 +143,11 @@ internal sealed partial class TlsConnection
 
         public ValueTask<int> Start(ValueTask<int> wait, Memory<byte> buffer, CancellationToken ct)
         {
-            _core.Reset();
+            short version = Reset();
             _buffer = buffer;
             _token = ct;
             _pending = wait;
             Volatile.Write(ref _waitingForRecords, true);
-            short version = _core.Version;
             wait.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_onRecords);
             return new ValueTask<int>(this, version);
         }
@@ -217,6 +215,25 @@ internal sealed partial class TlsConnection
         {
             _buffer = default;
             _token = default;
+            Complete(received, error);
+        }
+    }
+
+    /// <summary>The reusable awaitable of a receive that completes later (one per connection and engine; no Task per call).</summary>
+    private abstract class ReceiveSource : IValueTaskSource<int>
+    {
+        private ManualResetValueTaskSourceCore<int> _core;
+
+        /// <summary>Makes the source ready for a new receive; the version of its awaitable.</summary>
+        protected short Reset()
+        {
+            _core.Reset();
+            return _core.Version;
+        }
+
+        /// <summary>Completes the receive with <paramref name="received"/> bytes, or with <paramref name="error"/>.</summary>
+        protected void Complete(int received, Exception? error)
+        {
             if (error is null)
             {
                 _core.SetResult(received);

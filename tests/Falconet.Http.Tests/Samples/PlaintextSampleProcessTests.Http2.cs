@@ -25,7 +25,7 @@ public sealed partial class PlaintextSampleProcessTests
         {
             string certificate = Path.Combine(folder, "cert.pem");
             string key = Path.Combine(folder, "key.pem");
-            (await RunAsync("openssl", null, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+            (await ToolProcess.RunAsync("openssl", null, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                 "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=localhost",
                 "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1")).ExitCode.ShouldBe(0);
 
@@ -40,33 +40,33 @@ public sealed partial class PlaintextSampleProcessTests
             // fails its second transfer on a reused prior-knowledge connection before it sends it (nginx's h2c too).
             foreach ((string path, string body) in new[] { ("/plaintext", "Hello, World!"), ("/json", "{\"message\":\"Hello, World!\"}") })
             {
-                (int h2cExit, string h2c) = await RunAsync("curl", null, "--silent", "--show-error", "--http2-prior-knowledge",
+                (int h2cExit, string h2c) = await ToolProcess.RunAsync("curl", null, "--silent", "--show-error", "--http2-prior-knowledge",
                     "--write-out", "\n%{http_code} %{http_version}", new Uri(plain, path).ToString());
                 h2cExit.ShouldBe(0, h2c);
                 h2c.ShouldContain(body + "\n200 2");
             }
 
-            (int http1Exit, string http1) = await RunAsync("curl", null, "--silent", "--show-error", "--write-out", "\n%{http_code} %{http_version}",
+            (int http1Exit, string http1) = await ToolProcess.RunAsync("curl", null, "--silent", "--show-error", "--write-out", "\n%{http_code} %{http_version}",
                 new Uri(plain, "/plaintext").ToString());
             http1Exit.ShouldBe(0, http1);
             http1.ShouldContain("Hello, World!\n200 1.1");
 
             // ALPN chooses h2 over TLS when the client offers it.
-            (int h2Exit, string h2) = await RunAsync("curl", null, "--silent", "--show-error", "--http2", "--cacert", certificate,
+            (int h2Exit, string h2) = await ToolProcess.RunAsync("curl", null, "--silent", "--show-error", "--http2", "--cacert", certificate,
                 "--write-out", "\n%{http_code} %{http_version}", $"https://localhost:{httpsPort}/plaintext");
             h2Exit.ShouldBe(0, h2);
             h2.ShouldContain("Hello, World!\n200 2");
 
-            (int nghttpExit, string nghttp) = await RunAsync("nghttp", null, "--null-out", "--stat", "-v", new Uri(plain, "/json").ToString());
+            (int nghttpExit, string nghttp) = await ToolProcess.RunAsync("nghttp", null, "--null-out", "--stat", "-v", new Uri(plain, "/json").ToString());
             nghttpExit.ShouldBe(0, nghttp);
             nghttp.ShouldContain("recv SETTINGS frame");
             nghttp.ShouldContain(":status: 200");
-            (int nghttpTlsExit, string nghttpTls) = await RunAsync("nghttp", null, "--null-out", "-v", $"https://localhost:{httpsPort}/plaintext");
+            (int nghttpTlsExit, string nghttpTls) = await ToolProcess.RunAsync("nghttp", null, "--null-out", "-v", $"https://localhost:{httpsPort}/plaintext");
             nghttpTlsExit.ShouldBe(0, nghttpTls);
             nghttpTls.ShouldContain("The negotiated protocol: h2");
             nghttpTls.ShouldContain(":status: 200");
 
-            (int opensslExit, string openssl) = await RunAsync("openssl", string.Empty,
+            (int opensslExit, string openssl) = await ToolProcess.RunAsync("openssl", string.Empty,
                 "s_client", "-connect", $"127.0.0.1:{httpsPort}", "-servername", "localhost", "-alpn", "h2", "-CAfile", certificate);
             opensslExit.ShouldBe(0, openssl);
             openssl.ShouldContain("ALPN protocol: h2");

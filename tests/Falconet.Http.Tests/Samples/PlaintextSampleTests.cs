@@ -220,6 +220,17 @@ public sealed class PlaintextSampleTests
     }
 
     [Theory]
+    [InlineData("sslstream", TlsEngine.SslStream)]
+    [InlineData("OpenSSL", TlsEngine.OpenSsl)]
+    public void The_TLS_engine_is_parsed(string value, TlsEngine expected)
+    {
+        SampleArguments.TryParse(new[] { "--tls-engine", value }, out SampleArguments? parsed, out _).ShouldBeTrue();
+        parsed!.TlsEngine.ShouldBe(expected);
+        SampleArguments.TryParse(Array.Empty<string>(), out SampleArguments? defaults, out _).ShouldBeTrue();
+        defaults!.TlsEngine.ShouldBe(TlsEngine.SslStream);
+    }
+
+    [Theory]
     [InlineData("--port")]
     [InlineData("--port", "70000")]
     [InlineData("--transport", "carrier-pigeon")]
@@ -227,6 +238,8 @@ public sealed class PlaintextSampleTests
     [InlineData("--batch-scheduling", "sometimes")]
     [InlineData("--batch-scheduling", "1")]
     [InlineData("--batch-scheduling")]
+    [InlineData("--tls-engine", "gnutls")]
+    [InlineData("--tls-engine")]
     [InlineData("--libuv-distribution", "random")]
     [InlineData("--io-threads", "0")]
     [InlineData("--io-threads")]

@@ -151,7 +151,7 @@ public class OpenSslEngineTests : ServerTests
             TestCertificates.WritePem(TestCertificates.Server, certificate, Path.Combine(folder, "key.pem"));
             int port = host.EndPoint.Port;
 
-            (int exitCode, string output) = await ToolProcess.RunAsync("curl", "--silent", "--show-error", version, "--cacert", certificate,
+            (int exitCode, string output) = await ToolProcess.RunAsync("curl", null, "--silent", "--show-error", version, "--cacert", certificate,
                 "--resolve", $"localhost:{port}:127.0.0.1", $"https://localhost:{port}/");
 
             exitCode.ShouldBe(0, output);

@@ -60,7 +60,7 @@ public class TlsBulkTransferTests : ServerTests
             TestCertificates.WritePem(TestCertificates.Server, certificate, Path.Combine(folder, "key.pem"));
             int port = host.EndPoint.Port;
 
-            (int exitCode, string errors) = await ToolProcess.RunAsync("curl", "--silent", "--show-error", "--http1.1", "--cacert", certificate,
+            (int exitCode, string errors) = await ToolProcess.RunAsync("curl", null, "--silent", "--show-error", "--http1.1", "--cacert", certificate,
                 "--resolve", $"localhost:{port}:127.0.0.1", "--output", output, $"https://localhost:{port}/", $"https://localhost:{port}/");
 
             exitCode.ShouldBe(0, errors);

@@ -182,9 +182,6 @@ internal static unsafe partial class LibSsl
     [LibraryImport(Crypto)]
     public static partial void BIO_clear_flags(nint bio, int flags);
 
-    [LibraryImport(Crypto)]
-    public static partial int BIO_free(nint bio);
-
     // ---- X509, keys, errors ----
     [LibraryImport(Crypto)]
     public static partial nint d2i_X509(nint reuse, byte** input, long length);

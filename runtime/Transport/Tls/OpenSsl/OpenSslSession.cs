@@ -380,9 +380,7 @@ internal sealed unsafe class OpenSslSession : IDisposable
     [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
     private static int BioWrite(nint bio, byte* data, int length)
     {
-        LibSsl.BIO_clear_flags(bio, LibSsl.BIO_FLAGS_READ | LibSsl.BIO_FLAGS_WRITE | LibSsl.BIO_FLAGS_IO_SPECIAL | LibSsl.BIO_FLAGS_SHOULD_RETRY);
-        OpenSslSession? session = FromBio(bio);
-        if (session is null || length < 0)
+        if (BioCall(bio, length) is not { } session)
         {
             return -1;
         }
@@ -404,9 +402,7 @@ internal sealed unsafe class OpenSslSession : IDisposable
     [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
     private static int BioRead(nint bio, byte* destination, int length)
     {
-        LibSsl.BIO_clear_flags(bio, LibSsl.BIO_FLAGS_READ | LibSsl.BIO_FLAGS_WRITE | LibSsl.BIO_FLAGS_IO_SPECIAL | LibSsl.BIO_FLAGS_SHOULD_RETRY);
-        OpenSslSession? session = FromBio(bio);
-        if (session is null || length < 0)
+        if (BioCall(bio, length) is not { } session)
         {
             return -1;
         }
@@ -419,6 +415,13 @@ internal sealed unsafe class OpenSslSession : IDisposable
         }
 
         return taken;
+    }
+
+    /// <summary>The start of a read or write callback: the retry flags of the last call cleared, the BIO's session (null: fail the call).</summary>
+    private static OpenSslSession? BioCall(nint bio, int length)
+    {
+        LibSsl.BIO_clear_flags(bio, LibSsl.BIO_FLAGS_READ | LibSsl.BIO_FLAGS_WRITE | LibSsl.BIO_FLAGS_IO_SPECIAL | LibSsl.BIO_FLAGS_SHOULD_RETRY);
+        return length < 0 ? null : FromBio(bio);
     }
 
     [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
