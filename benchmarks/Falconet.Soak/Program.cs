@@ -23,28 +23,28 @@ internal static class Program
         string profile = "soak";
         int seed = 1;
         bool tls = false;
-        for (int i = 0; i < args.Length; i += 2)
+        for (int i = 0; i < args.Length; i++)
         {
-            if (args[i] == "--tls")
+            string option = args[i];
+            if (option == "--tls")
             {
                 tls = true;
-                i--;
                 continue;
             }
 
-            if (i + 1 == args.Length)
+            if (++i == args.Length)
             {
-                Console.Error.WriteLine($"{args[i]} needs a value");
+                Console.Error.WriteLine($"{option} needs a value");
                 return 2;
             }
 
-            switch (args[i])
+            switch (option)
             {
-                case "--port": port = int.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
-                case "--seconds": seconds = double.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
-                case "--profile": profile = args[i + 1]; break;
-                case "--seed": seed = int.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
-                default: Console.Error.WriteLine($"unknown option {args[i]}"); return 2;
+                case "--port": port = int.Parse(args[i], CultureInfo.InvariantCulture); break;
+                case "--seconds": seconds = double.Parse(args[i], CultureInfo.InvariantCulture); break;
+                case "--profile": profile = args[i]; break;
+                case "--seed": seed = int.Parse(args[i], CultureInfo.InvariantCulture); break;
+                default: Console.Error.WriteLine($"unknown option {option}"); return 2;
             }
         }
 

@@ -1,8 +1,8 @@
 using System;
 using System.IO;
 using System.Net;
-using System.Security.Authentication;
 using System.Net.Sockets;
+using System.Security.Authentication;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
