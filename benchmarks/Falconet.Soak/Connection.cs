@@ -1,6 +1,8 @@
 using System;
 using System.Globalization;
+using System.IO;
 using System.Net;
+using System.Net.Security;
 using System.Net.Sockets;
 using System.Text;
 using System.Threading;
@@ -8,20 +10,61 @@ using System.Threading.Tasks;
 
 namespace Falconet.Soak;
 
-/// <summary>A raw client connection: exact bytes out, responses read one by one, every wait bounded.</summary>
+/// <summary>
+/// A raw client connection, over TCP or over TLS (an <see cref="SslStream"/>): exact bytes out, responses read one by one,
+/// every wait bounded.
+/// </summary>
 internal sealed class Connection : IDisposable
 {
     private readonly Socket _socket;
+    private readonly Stream _stream;
     private readonly byte[] _buffer = new byte[64 * 1024];
     private int _start;
     private int _end;
 
-    private Connection(Socket socket)
+    private Connection(Socket socket, Stream stream)
     {
         _socket = socket;
+        _stream = stream;
     }
 
-    public static async Task<Connection> OpenAsync(IPEndPoint endpoint, CancellationToken cancellation, int? receiveBuffer = null)
+    /// <summary>The TCP socket under the connection: what the TLS scenarios write raw records to.</summary>
+    public Socket Socket => _socket;
+
+    /// <summary>
+    /// Connects, then, with <paramref name="tls"/>, runs the TLS handshake as a client that accepts any certificate (the
+    /// soak's is self-signed) and offers only http/1.1 with ALPN.
+    /// </summary>
+    public static async Task<Connection> OpenAsync(IPEndPoint endpoint, bool tls, CancellationToken cancellation, int? receiveBuffer = null)
+    {
+        Socket socket = await ConnectAsync(endpoint, cancellation, receiveBuffer);
+        if (!tls)
+        {
+            return new Connection(socket, new NetworkStream(socket, ownsSocket: false));
+        }
+
+        var stream = new SslStream(new NetworkStream(socket, ownsSocket: false));
+        try
+        {
+            await stream.AuthenticateAsClientAsync(ClientOptions, cancellation);
+            return new Connection(socket, stream);
+        }
+        catch
+        {
+            await stream.DisposeAsync();
+            socket.Dispose();
+            throw;
+        }
+    }
+
+    private static readonly SslClientAuthenticationOptions ClientOptions = new()
+    {
+        TargetHost = "localhost",
+        ApplicationProtocols = [SslApplicationProtocol.Http11],
+        RemoteCertificateValidationCallback = static (_, _, _, _) => true,
+    };
+
+    private static async Task<Socket> ConnectAsync(IPEndPoint endpoint, CancellationToken cancellation, int? receiveBuffer)
     {
         var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
         if (receiveBuffer is int size)
@@ -32,7 +75,7 @@ internal sealed class Connection : IDisposable
         try
         {
             await socket.ConnectAsync(endpoint, cancellation);
-            return new Connection(socket);
+            return socket;
         }
         catch
         {
@@ -43,10 +86,7 @@ internal sealed class Connection : IDisposable
 
     public async Task SendAsync(ReadOnlyMemory<byte> bytes, CancellationToken cancellation)
     {
-        while (!bytes.IsEmpty)
-        {
-            bytes = bytes[await _socket.SendAsync(bytes, SocketFlags.None, cancellation)..];
-        }
+        await _stream.WriteAsync(bytes, cancellation);
     }
 
     public Task SendAsync(string text, CancellationToken cancellation) => SendAsync(Encoding.ASCII.GetBytes(text), cancellation);
@@ -90,7 +130,7 @@ internal sealed class Connection : IDisposable
         return (status, length, close);
     }
 
-    /// <summary>True when the server closed the connection (FIN or reset) before <paramref name="cancellation"/> fires.</summary>
+    /// <summary>True when the server closed the connection (FIN or reset; over TLS, also a failed record) before <paramref name="cancellation"/> fires.</summary>
     public async Task<bool> ClosedByServerAsync(CancellationToken cancellation)
     {
         try
@@ -101,7 +141,7 @@ internal sealed class Connection : IDisposable
 
             return true;
         }
-        catch (SocketException)
+        catch (Exception exception) when (exception is SocketException or IOException)
         {
             return true;
         }
@@ -123,9 +163,17 @@ internal sealed class Connection : IDisposable
         }
 
         _socket.Dispose();
+        _stream.Dispose();
     }
 
-    public void Dispose() => _socket.Dispose();
+    /// <summary>Sends TLS's close_notify (no-op without TLS); the socket stays open.</summary>
+    public Task CloseNotifyAsync() => _stream is SslStream tls ? tls.ShutdownAsync() : Task.CompletedTask;
+
+    public void Dispose()
+    {
+        _stream.Dispose();
+        _socket.Dispose();
+    }
 
     private async Task<string?> ReadLineAsync(CancellationToken cancellation)
     {
@@ -150,7 +198,7 @@ internal sealed class Connection : IDisposable
     private async Task<bool> FillAsync(CancellationToken cancellation)
     {
         _start = 0;
-        _end = await _socket.ReceiveAsync(_buffer, SocketFlags.None, cancellation);
+        _end = await _stream.ReadAsync(_buffer, cancellation);
         return _end > 0;
     }
 }

@@ -1,6 +1,8 @@
 using System;
+using System.IO;
 using System.Net;
 using System.Net.Sockets;
+using System.Security.Authentication;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
@@ -9,9 +11,10 @@ namespace Falconet.Soak;
 
 /// <summary>
 /// The kinds of client the soak mixes. Each runs in a loop until the run's end; every wait is bounded, so a server that
-/// hangs shows as an unexpected outcome instead of a stuck run.
+/// hangs shows as an unexpected outcome instead of a stuck run. With <c>tls</c>, every connection runs the TLS handshake
+/// first (the TLS-only kinds are in Scenarios.Tls.cs).
 /// </summary>
-internal sealed class Scenarios(IPEndPoint endpoint, Outcomes outcomes, CancellationToken stop)
+internal sealed partial class Scenarios(IPEndPoint endpoint, bool tls, Outcomes outcomes, CancellationToken stop)
 {
     private static readonly TimeSpan Wait = TimeSpan.FromSeconds(15);
 
@@ -35,7 +38,7 @@ internal sealed class Scenarios(IPEndPoint endpoint, Outcomes outcomes, Cancella
     /// <summary>Keep-alive connections sending pipelined batches of /plaintext and /json, every response checked.</summary>
     public Task ValidAsync(int seed) => LoopAsync("valid", seed, async (random, token) =>
     {
-        using Connection connection = await Connection.OpenAsync(endpoint, token);
+        using Connection connection = await Connection.OpenAsync(endpoint, tls, token);
         int batches = random.Next(1, 200);
         for (int batch = 0; batch < batches && !stop.IsCancellationRequested; batch++)
         {
@@ -68,7 +71,7 @@ internal sealed class Scenarios(IPEndPoint endpoint, Outcomes outcomes, Cancella
     public Task InvalidAsync(int seed) => LoopAsync("invalid", seed, async (random, token) =>
     {
         (string name, byte[] request, int status) = Invalid[random.Next(Invalid.Length)];
-        using Connection connection = await Connection.OpenAsync(endpoint, token);
+        using Connection connection = await Connection.OpenAsync(endpoint, tls, token);
         await connection.SendAsync(request, token);
         var response = await connection.ReadResponseAsync(token);
         if (response?.Status != status || !response.Value.Close || !await connection.ClosedByServerAsync(token))
@@ -83,7 +86,7 @@ internal sealed class Scenarios(IPEndPoint endpoint, Outcomes outcomes, Cancella
     /// <summary>A request head trickled byte by byte (answered 408), or a body trickled far below the minimum rate (closed).</summary>
     public Task SlowAsync(int seed) => LoopAsync("slow", seed, SlowWait, async (random, token) =>
     {
-        using Connection connection = await Connection.OpenAsync(endpoint, token);
+        using Connection connection = await Connection.OpenAsync(endpoint, tls, token);
         if (random.Next(2) == 0)
         {
             await connection.SendAsync("GET /plaintext HTTP/1.1\r\nHost: soak\r\nX-Slow: ", token);
@@ -117,7 +120,7 @@ internal sealed class Scenarios(IPEndPoint endpoint, Outcomes outcomes, Cancella
     /// <summary>Clients that go away: idle after the connect, in the middle of a head, without reading the response, or after they stopped reading.</summary>
     public Task AbandonedAsync(int seed) => LoopAsync("abandoned", seed, async (random, token) =>
     {
-        using Connection connection = await Connection.OpenAsync(endpoint, token, receiveBuffer: 4096);
+        using Connection connection = await Connection.OpenAsync(endpoint, tls, token, receiveBuffer: 4096);
         switch (random.Next(4))
         {
             case 0:
@@ -145,7 +148,7 @@ internal sealed class Scenarios(IPEndPoint endpoint, Outcomes outcomes, Cancella
     /// <summary>Clients that reset the connection (SO_LINGER 0) after a request, in the middle of a body, or while responses arrive.</summary>
     public Task ResetAsync(int seed) => LoopAsync("reset", seed, async (random, token) =>
     {
-        Connection connection = await Connection.OpenAsync(endpoint, token);
+        Connection connection = await Connection.OpenAsync(endpoint, tls, token);
         try
         {
             switch (random.Next(3))
@@ -179,7 +182,7 @@ internal sealed class Scenarios(IPEndPoint endpoint, Outcomes outcomes, Cancella
     /// <summary>Large bodies (Content-Length or chunked, up to 4 MiB) the sample refuses with 405, then drains or closes on.</summary>
     public Task LargeBodyAsync(int seed) => LoopAsync("large_body", seed, async (random, token) =>
     {
-        using Connection connection = await Connection.OpenAsync(endpoint, token);
+        using Connection connection = await Connection.OpenAsync(endpoint, tls, token);
         int size = random.Next(64 * 1024, 4 * 1024 * 1024);
         bool chunked = random.Next(2) == 0;
         Task<(int Status, int BodyLength, bool Close)?> response = connection.ReadResponseAsync(token);
@@ -204,7 +207,7 @@ internal sealed class Scenarios(IPEndPoint endpoint, Outcomes outcomes, Cancella
                 }
             }
         }
-        catch (SocketException)
+        catch (Exception exception) when (exception is SocketException or IOException)
         {
             // The server answered and closed before the whole body went: the lingering close read what it could.
         }
@@ -215,7 +218,7 @@ internal sealed class Scenarios(IPEndPoint endpoint, Outcomes outcomes, Cancella
     /// <summary>Many connections that pipeline large batches and read them slowly: pushes the server's buffers (and pools) up.</summary>
     public Task BurstAsync(int seed) => LoopAsync("burst", seed, async (random, token) =>
     {
-        using Connection connection = await Connection.OpenAsync(endpoint, token, receiveBuffer: 4096);
+        using Connection connection = await Connection.OpenAsync(endpoint, tls, token, receiveBuffer: 4096);
         await connection.SendAsync(Repeat("GET /plaintext HTTP/1.1\r\nHost: soak\r\n\r\n", 500), token);
         for (int i = 0; i < 500; i++)
         {
@@ -245,7 +248,7 @@ internal sealed class Scenarios(IPEndPoint endpoint, Outcomes outcomes, Cancella
         {
             await connection.SendAsync(text, token);
         }
-        catch (SocketException)
+        catch (Exception exception) when (exception is SocketException or IOException)
         {
             // The server has closed: the read that is pending tells how.
         }
@@ -301,7 +304,7 @@ internal sealed class Scenarios(IPEndPoint endpoint, Outcomes outcomes, Cancella
             {
                 outcomes.Surprise(scenario, $"no answer within {wait.TotalSeconds} s");
             }
-            catch (Exception exception) when (exception is SocketException or InvalidOperationException or System.IO.IOException)
+            catch (Exception exception) when (exception is SocketException or InvalidOperationException or IOException or AuthenticationException)
             {
                 outcomes.Surprise(scenario, $"{exception.GetType().Name}: {exception.Message}");
             }

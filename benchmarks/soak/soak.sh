@@ -4,7 +4,14 @@
 # start, peak and end, file descriptors (and sockets among them) at start and end, and pool blocks outstanding after the
 # stop (must be 0).
 #
-#   benchmarks/soak/soak.sh [seconds=300] [transport=sockets|libuv|iouring] [idle_seconds=60]
+#   benchmarks/soak/soak.sh [--tls sslstream|openssl] [seconds=300] [transport=sockets|libuv|iouring] [idle_seconds=60]
+#
+# With --tls the same mix runs over HTTPS, plus TLS's own hostile clients (garbage instead of a ClientHello, handshakes
+# that stop half-way, records cut short or failing authentication after the handshake, closes with and without
+# close_notify): the script makes a self-signed certificate in its work directory, starts the sample with --https-port
+# (SOAK_HTTPS_PORT, by default SOAK_PORT + 1), --https-cert, --https-key and --tls-engine, and points the client there.
+# The sample keeps its 10 s TLS handshake timeout (it has no option for it), so the idle time must be at least 12 s:
+# long enough for a handshake the load left stalled to be closed by that timeout before the count at the end.
 #
 # Exits non-zero when the client saw an unexpected answer, a block is outstanding or a socket leaked. Prints a Markdown
 # summary for docs/reliability.md.
@@ -12,12 +19,41 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source benchmarks/soak/common.sh
 
+engine=""
+positional=()
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+    --tls) engine="${2:-(none)}"; shift $(($# > 1 ? 2 : 1)) ;;
+    --tls=*) engine="${1#--tls=}"; shift ;;
+    *) positional+=("$1"); shift ;;
+  esac
+done
+set -- ${positional[@]+"${positional[@]}"}
+
 seconds="${1:-300}"
 transport="${2:-sockets}"
 idle="${3:-60}"
 
+sample_options=(--transport "$transport")
+scheme="plain HTTP"
+case "$engine" in
+  "") ;;
+  sslstream|openssl)
+    if [ "$idle" -lt 12 ]; then
+      echo "--tls needs idle_seconds of at least 12 (the sample's TLS handshake timeout is 10 s), not $idle" >&2
+      exit 2
+    fi
+    make_certificate
+    sample_options+=(--https-port "$https_port" --https-cert "$work/cert.pem" --https-key "$work/key.pem" --tls-engine "$engine")
+    client_port=$https_port
+    client_options=(--tls)
+    scheme="HTTPS with the $engine TLS engine"
+    ;;
+  *) echo "--tls takes sslstream or openssl, not '$engine'" >&2; exit 2 ;;
+esac
+
 build
-start_sample --transport "$transport"
+start_sample "${sample_options[@]}"
 rss_start=$(rss_kib)
 fds_start=$(fds)
 sockets_start=$(sockets)
@@ -34,7 +70,7 @@ kill "$sampler" 2>/dev/null || true
 rss_peak=$(peak_rss)
 stop_sample
 
-echo "## Soak: $seconds s, $transport transport, then $idle s idle"
+echo "## Soak: $seconds s, $transport transport, $scheme, then $idle s idle"
 echo
 echo '```'
 cat "$work/client-soak.out"
