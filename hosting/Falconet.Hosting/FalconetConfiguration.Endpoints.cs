@@ -32,7 +32,7 @@ public static partial class FalconetConfiguration
         }
     }
 
-    /// <summary>"Endpoints:{Name}": Url, Protocols, and for https SslProtocols, ClientCertificateMode, Certificate and Sni.</summary>
+    /// <summary>"Endpoints:{Name}": Url, Protocols, and for https SslProtocols, ClientCertificateMode, TlsEngine, Certificate and Sni.</summary>
     private static void BindNamedEndpoint(IConfigurationSection endpoint, FalconetServerOptions options, EndpointDefaults defaults, List<string> errors)
     {
         string? url = null;
@@ -58,6 +58,10 @@ public static partial class FalconetConfiguration
                     own = own with { ClientCertificateMode = ReadClientCertificateMode(setting, errors) };
                     httpsOnly.Add(setting.Path);
                     break;
+                case "TLSENGINE":
+                    own = own with { TlsEngine = ReadTlsEngine(setting, errors) };
+                    httpsOnly.Add(setting.Path);
+                    break;
                 case "CERTIFICATE":
                     certificate = setting;
                     httpsOnly.Add(setting.Path);
@@ -67,7 +71,7 @@ public static partial class FalconetConfiguration
                     httpsOnly.Add(setting.Path);
                     break;
                 default:
-                    errors.Add($"{setting.Path}: there is no such endpoint setting (Url, Protocols, SslProtocols, ClientCertificateMode, Certificate, Sni).");
+                    errors.Add($"{setting.Path}: there is no such endpoint setting (Url, Protocols, SslProtocols, ClientCertificateMode, TlsEngine, Certificate, Sni).");
                     break;
             }
         }
@@ -276,7 +280,7 @@ public static partial class FalconetConfiguration
 
     private static EndpointDefaults ReadEndpointDefaults(IConfigurationSection section, List<string> errors)
     {
-        var defaults = new EndpointDefaults(null, null, null);
+        var defaults = new EndpointDefaults(null, null, null, null);
         foreach (IConfigurationSection setting in section.GetChildren())
         {
             switch (setting.Key.ToUpperInvariant())
@@ -290,8 +294,11 @@ public static partial class FalconetConfiguration
                 case "CLIENTCERTIFICATEMODE":
                     defaults = defaults with { ClientCertificateMode = ReadClientCertificateMode(setting, errors) };
                     break;
+                case "TLSENGINE":
+                    defaults = defaults with { TlsEngine = ReadTlsEngine(setting, errors) };
+                    break;
                 default:
-                    errors.Add($"{setting.Path}: there is no such endpoint default (Protocols, SslProtocols, ClientCertificateMode).");
+                    errors.Add($"{setting.Path}: there is no such endpoint default (Protocols, SslProtocols, ClientCertificateMode, TlsEngine).");
                     break;
             }
         }
@@ -362,8 +369,21 @@ public static partial class FalconetConfiguration
         return null;
     }
 
+    /// <summary>"TlsEngine": SslStream or OpenSsl (TlsServerOptions.Engine).</summary>
+    private static TlsEngine? ReadTlsEngine(IConfigurationSection setting, List<string> errors)
+    {
+        if (Enum.TryParse(setting.Value, ignoreCase: true, out TlsEngine engine) && Enum.IsDefined(engine) && !int.TryParse(setting.Value, out _))
+        {
+            return engine;
+        }
+
+        errors.Add($"{setting.Path}: '{setting.Value}' is not a TLS engine: use SslStream or OpenSsl.");
+        return null;
+    }
+
     /// <summary>TLS settings an endpoint takes when it does not give them itself ("EndpointDefaults"); null leaves the option's default.</summary>
-    private sealed record EndpointDefaults(HttpProtocols? Protocols, SslProtocols? SslProtocols, ClientCertificateMode? ClientCertificateMode)
+    private sealed record EndpointDefaults(HttpProtocols? Protocols, SslProtocols? SslProtocols, ClientCertificateMode? ClientCertificateMode,
+        TlsEngine? TlsEngine)
     {
         public TlsServerOptions NewTlsOptions()
         {
@@ -382,6 +402,11 @@ public static partial class FalconetConfiguration
             if (ClientCertificateMode is { } mode)
             {
                 tls.ClientCertificateMode = mode;
+            }
+
+            if (TlsEngine is { } engine)
+            {
+                tls.Engine = engine;
             }
         }
     }

@@ -86,6 +86,44 @@ public sealed class GenericHostTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task The_TLS_engine_comes_from_the_endpoint_defaults_unless_an_endpoint_names_its_own()
+    {
+        string folder = System.IO.Directory.CreateTempSubdirectory("falconet-hosting-").FullName;
+        try
+        {
+            string certificate = System.IO.Path.Combine(folder, "server.pem");
+            string key = System.IO.Path.Combine(folder, "server.key.pem");
+            TestCertificates.WritePem(TestCertificates.Server, certificate, key);
+            using IHost host = Build(new()
+            {
+                ["Falconet:Endpoints:Fast:Url"] = "https://127.0.0.1:0",
+                ["Falconet:Endpoints:Fast:Certificate:Path"] = certificate,
+                ["Falconet:Endpoints:Fast:Certificate:KeyPath"] = key,
+                ["Falconet:Endpoints:Managed:Url"] = "https://127.0.0.1:0",
+                ["Falconet:Endpoints:Managed:Certificate:Path"] = certificate,
+                ["Falconet:Endpoints:Managed:Certificate:KeyPath"] = key,
+                ["Falconet:Endpoints:Managed:TlsEngine"] = "sslstream",
+                ["Falconet:EndpointDefaults:TlsEngine"] = "OpenSsl",
+            });
+            await host.StartAsync().WaitAsync(TestTimeouts.Operation);
+            FalconetServer server = host.Services.GetRequiredService<FalconetHostedService>().Server!;
+            server.Options.HttpsEndpoints.Select(e => e.Tls.Engine).Order().ShouldBe([TlsEngine.SslStream, TlsEngine.OpenSsl]);
+            foreach (System.Net.IPEndPoint endpoint in server.BoundHttpsEndpoints)
+            {
+                using RawClient client = RawClient.ConnectTls(endpoint);
+                await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+                (await client.ReadResponseAsync()).BodyText.ShouldBe("hello from the generic host");
+            }
+
+            await host.StopAsync().WaitAsync(TestTimeouts.Operation);
+        }
+        finally
+        {
+            System.IO.Directory.Delete(folder, recursive: true);
+        }
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task The_server_logs_through_the_hosts_logger_factory()
     {
         var logs = new CapturingLoggerProvider();

@@ -5,11 +5,13 @@ using System.Net;
 using System.Net.Security;
 using System.Net.Sockets;
 using System.Security.Authentication;
+using System.Security.Cryptography.X509Certificates;
 using System.Text;
 using System.Threading.Tasks;
 using Falconet.Http.Tests.Infrastructure;
 using Falconet.Server;
 using Falconet.Transport.Tls;
+using Falconet.Transport.Tls.OpenSsl;
 using Shouldly;
 
 namespace Falconet.Http.Tests.Tls;
@@ -30,6 +32,36 @@ public class OpenSslEngineTests : ServerTests
         TlsConnectionInfo tls = context.GetTlsConnectionInfo() ?? throw new InvalidOperationException("not over TLS");
         context.Response.Write(Encoding.ASCII.GetBytes($"{tls.Protocol} {tls.ApplicationProtocol} {tls.CipherSuite}"));
         return default;
+    }
+
+    [Fact]
+    public void A_selector_that_loads_its_certificate_anew_for_every_handshake_gets_one_context_per_certificate()
+    {
+        using X509Certificate2 alpha = TestCertificates.CreateServer("alpha.test");
+        using X509Certificate2 beta = TestCertificates.CreateServer("beta.test");
+        byte[] alphaPfx = alpha.Export(X509ContentType.Pkcs12);
+        byte[] betaPfx = beta.Export(X509ContentType.Pkcs12);
+        int loads = 0;
+        var options = new TlsServerOptions
+        {
+            Engine = TlsEngine.OpenSsl,
+
+            // A new instance on every call, as a selector reading a certificate store or a file would return.
+            ServerCertificateSelector = name =>
+            {
+                loads++;
+                return X509CertificateLoader.LoadPkcs12(name == "alpha.test" ? alphaPfx : betaPfx, null);
+            },
+        };
+        var context = new OpenSslServerContext(options, options.ApplicationProtocols);
+        for (int i = 0; i < 6; i++)
+        {
+            using SafeSslHandle session = context.NewSession();
+            context.Select(session.DangerousGetHandle(), i % 2 == 0 ? "alpha.test" : "beta.test").ShouldBeTrue();
+        }
+
+        loads.ShouldBe(6);
+        context.SelectedContexts.ShouldBe(2);
     }
 
     [Theory(Timeout = TestTimeouts.TestMilliseconds)]

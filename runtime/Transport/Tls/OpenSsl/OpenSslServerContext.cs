@@ -27,7 +27,9 @@ internal sealed unsafe class OpenSslServerContext
     // The ALPN protocols in wire format (length-prefixed names) after a 4-byte length, pinned for the contexts' lifetime.
     private readonly byte[]? _alpn;
     private readonly SafeSslContextHandle _initial;
-    private readonly ConcurrentDictionary<X509Certificate2, SafeSslContextHandle>? _selected;
+    // One context per certificate the selector returned, by the certificate's SHA-256 thumbprint: a selector that loads
+    // a new instance of the same certificate for every handshake must not make a context (and an entry) per handshake.
+    private readonly ConcurrentDictionary<string, SafeSslContextHandle>? _selected;
 
     /// <exception cref="InvalidOperationException">An option the engine cannot honour, named.</exception>
     public OpenSslServerContext(TlsServerOptions options, IList<SslApplicationProtocol> applicationProtocols)
@@ -55,9 +57,12 @@ internal sealed unsafe class OpenSslServerContext
         {
             // No certificate: the SNI callback sets the selected one's context before the server needs a certificate.
             _initial = Create(null);
-            _selected = new ConcurrentDictionary<X509Certificate2, SafeSslContextHandle>(ReferenceEqualityComparer.Instance);
+            _selected = new ConcurrentDictionary<string, SafeSslContextHandle>(StringComparer.Ordinal);
         }
     }
+
+    /// <summary>How many certificates the selector has returned so far, each with its own context.</summary>
+    internal int SelectedContexts => _selected?.Count ?? 0;
 
     /// <summary>The options the endpoint was started with.</summary>
     public TlsServerOptions Options => _options;
@@ -101,7 +106,8 @@ internal sealed unsafe class OpenSslServerContext
             throw new AuthenticationException($"The certificate selected for '{hostName}' has no private key.");
         }
 
-        SafeSslContextHandle context = _selected!.GetOrAdd(certificate, Create);
+        SafeSslContextHandle context = _selected!.GetOrAdd(certificate.GetCertHashString(HashAlgorithmName.SHA256),
+            static (_, pair) => pair.Context.Create(pair.Certificate), (Context: this, Certificate: certificate));
         LibSsl.SSL_set_SSL_CTX(ssl, context.DangerousGetHandle());
         return true;
     }
