@@ -12,26 +12,30 @@ namespace Falconet.Http.Tests.Tls;
 
 /// <summary><see cref="HttpsTests"/> on the OpenSSL engine, on the sockets transport.</summary>
 public sealed class HttpsTestsOnOpenSsl : HttpsTests
-{    protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
+{
+    protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
 }
 
 /// <summary><see cref="HttpsTests"/> on the OpenSSL engine, on the libuv transport.</summary>
 public sealed class HttpsTestsOnOpenSslOnLibuv : HttpsTests
-{    protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
+{
+    protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
 
     protected override TransportKind Transport => TransportKind.Libuv;
 }
 
 /// <summary><see cref="HttpsTests"/> on the OpenSSL engine, on the io_uring transport.</summary>
 public sealed class HttpsTestsOnOpenSslOnIoUring : HttpsTests
-{    protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
+{
+    protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
 
     protected override TransportKind Transport => TransportKind.IoUring;
 }
 
 /// <summary><see cref="KeepAliveAndPipeliningTests"/> on the OpenSSL engine, on the libuv transport.</summary>
 public sealed class KeepAliveAndPipeliningTestsOnOpenSslOnLibuv : KeepAliveAndPipeliningTests
-{    protected override bool Https => true;
+{
+    protected override bool Https => true;
     protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
 
     protected override TransportKind Transport => TransportKind.Libuv;
@@ -39,7 +43,8 @@ public sealed class KeepAliveAndPipeliningTestsOnOpenSslOnLibuv : KeepAliveAndPi
 
 /// <summary><see cref="RequestBodyTests"/> on the OpenSSL engine, on the libuv transport.</summary>
 public sealed class RequestBodyTestsOnOpenSslOnLibuv : RequestBodyTests
-{    protected override bool Https => true;
+{
+    protected override bool Https => true;
     protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
 
     protected override TransportKind Transport => TransportKind.Libuv;
@@ -47,7 +52,8 @@ public sealed class RequestBodyTestsOnOpenSslOnLibuv : RequestBodyTests
 
 /// <summary><see cref="ResponseBodyTests"/> on the OpenSSL engine, on the libuv transport.</summary>
 public sealed class ResponseBodyTestsOnOpenSslOnLibuv : ResponseBodyTests
-{    protected override bool Https => true;
+{
+    protected override bool Https => true;
     protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
 
     protected override TransportKind Transport => TransportKind.Libuv;
@@ -55,7 +61,8 @@ public sealed class ResponseBodyTestsOnOpenSslOnLibuv : ResponseBodyTests
 
 /// <summary><see cref="ResponseHeadTests"/> on the OpenSSL engine, on the libuv transport.</summary>
 public sealed class ResponseHeadTestsOnOpenSslOnLibuv : ResponseHeadTests
-{    protected override bool Https => true;
+{
+    protected override bool Https => true;
     protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
 
     protected override TransportKind Transport => TransportKind.Libuv;
@@ -63,7 +70,8 @@ public sealed class ResponseHeadTestsOnOpenSslOnLibuv : ResponseHeadTests
 
 /// <summary><see cref="ProtocolSemanticsTests"/> on the OpenSSL engine, on the libuv transport.</summary>
 public sealed class ProtocolSemanticsTestsOnOpenSslOnLibuv : ProtocolSemanticsTests
-{    protected override bool Https => true;
+{
+    protected override bool Https => true;
     protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
 
     protected override TransportKind Transport => TransportKind.Libuv;
@@ -71,7 +79,8 @@ public sealed class ProtocolSemanticsTestsOnOpenSslOnLibuv : ProtocolSemanticsTe
 
 /// <summary><see cref="ErrorHandlingTests"/> on the OpenSSL engine, on the libuv transport.</summary>
 public sealed class ErrorHandlingTestsOnOpenSslOnLibuv : ErrorHandlingTests
-{    protected override bool Https => true;
+{
+    protected override bool Https => true;
     protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
 
     protected override TransportKind Transport => TransportKind.Libuv;
@@ -79,7 +88,8 @@ public sealed class ErrorHandlingTestsOnOpenSslOnLibuv : ErrorHandlingTests
 
 /// <summary><see cref="ExpectContinueTests"/> on the OpenSSL engine, on the libuv transport.</summary>
 public sealed class ExpectContinueTestsOnOpenSslOnLibuv : ExpectContinueTests
-{    protected override bool Https => true;
+{
+    protected override bool Https => true;
     protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
 
     protected override TransportKind Transport => TransportKind.Libuv;
@@ -87,7 +97,8 @@ public sealed class ExpectContinueTestsOnOpenSslOnLibuv : ExpectContinueTests
 
 /// <summary><see cref="LingeringCloseTests"/> on the OpenSSL engine, on the libuv transport.</summary>
 public sealed class LingeringCloseTestsOnOpenSslOnLibuv : LingeringCloseTests
-{    protected override bool Https => true;
+{
+    protected override bool Https => true;
     protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
 
     protected override TransportKind Transport => TransportKind.Libuv;
@@ -95,7 +106,8 @@ public sealed class LingeringCloseTestsOnOpenSslOnLibuv : LingeringCloseTests
 
 /// <summary><see cref="TimeoutTests"/> on the OpenSSL engine, on the libuv transport.</summary>
 public sealed class TimeoutTestsOnOpenSslOnLibuv : TimeoutTests
-{    protected override bool Https => true;
+{
+    protected override bool Https => true;
     protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
 
     protected override TransportKind Transport => TransportKind.Libuv;
@@ -103,7 +115,8 @@ public sealed class TimeoutTestsOnOpenSslOnLibuv : TimeoutTests
 
 /// <summary><see cref="ShutdownTests"/> on the OpenSSL engine, on the libuv transport.</summary>
 public sealed class ShutdownTestsOnOpenSslOnLibuv : ShutdownTests
-{    protected override bool Https => true;
+{
+    protected override bool Https => true;
     protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
 
     protected override TransportKind Transport => TransportKind.Libuv;
@@ -111,7 +124,8 @@ public sealed class ShutdownTestsOnOpenSslOnLibuv : ShutdownTests
 
 /// <summary><see cref="TlsDescriptorTests"/> on the OpenSSL engine, on the libuv transport.</summary>
 public sealed class TlsDescriptorTestsOnOpenSslOnLibuv : TlsDescriptorTests
-{    protected override bool Https => true;
+{
+    protected override bool Https => true;
     protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
 
     protected override TransportKind Transport => TransportKind.Libuv;
@@ -119,13 +133,15 @@ public sealed class TlsDescriptorTestsOnOpenSslOnLibuv : TlsDescriptorTests
 
 /// <summary><see cref="Http2ExchangeTests"/> on the OpenSSL engine, on the sockets transport.</summary>
 public sealed class Http2ExchangeTestsOnOpenSsl : Http2ExchangeTests
-{    protected override bool Https => true;
+{
+    protected override bool Https => true;
     protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
 }
 
 /// <summary><see cref="Http2ExchangeTests"/> on the OpenSSL engine, on the libuv transport.</summary>
 public sealed class Http2ExchangeTestsOnOpenSslOnLibuv : Http2ExchangeTests
-{    protected override bool Https => true;
+{
+    protected override bool Https => true;
     protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
 
     protected override TransportKind Transport => TransportKind.Libuv;
@@ -133,7 +149,8 @@ public sealed class Http2ExchangeTestsOnOpenSslOnLibuv : Http2ExchangeTests
 
 /// <summary><see cref="Http2DefenceTests"/> on the OpenSSL engine, on the libuv transport.</summary>
 public sealed class Http2DefenceTestsOnOpenSslOnLibuv : Http2DefenceTests
-{    protected override bool Https => true;
+{
+    protected override bool Https => true;
     protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
 
     protected override TransportKind Transport => TransportKind.Libuv;
@@ -141,7 +158,8 @@ public sealed class Http2DefenceTestsOnOpenSslOnLibuv : Http2DefenceTests
 
 /// <summary><see cref="Http2ProtocolErrorTests"/> on the OpenSSL engine, on the libuv transport.</summary>
 public sealed class Http2ProtocolErrorTestsOnOpenSslOnLibuv : Http2ProtocolErrorTests
-{    protected override bool Https => true;
+{
+    protected override bool Https => true;
     protected override TlsEngine TlsEngine => TlsEngine.OpenSsl;
 
     protected override TransportKind Transport => TransportKind.Libuv;
