@@ -26,19 +26,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DATE_LENGTH 29 // "Tue, 24 Nov 2026 15:21:01 GMT"
+#include "../Canned/canned.h"
+
 #define READ_SIZE 65536
-
-static const char plaintext_head[] = "HTTP/1.1 200 OK\r\nServer: C\r\nContent-Type: text/plain\r\nContent-Length: 13\r\nDate: ";
-static const char plaintext_body[] = "\r\n\r\nHello, World!";
-static const char json_head[] = "HTTP/1.1 200 OK\r\nServer: C\r\nContent-Type: application/json\r\nContent-Length: 27\r\nDate: ";
-static const char json_body[] = "\r\n\r\n{\"message\":\"Hello, World!\"}";
-
-struct response {
-  char bytes[160];
-  size_t length;
-  size_t date_offset;
-};
 
 struct connection {
   int fd;
@@ -50,50 +40,13 @@ struct connection {
 
 struct loop {
   int port;
-  struct response plaintext, json;
-  time_t date_second;
+  struct canned canned;
   char input[READ_SIZE];
 };
 
 static void die(const char *what) {
   perror(what);
   exit(1);
-}
-
-static void compose(struct response *r, const char *head, size_t head_length, const char *body, size_t body_length) {
-  memcpy(r->bytes, head, head_length);
-  r->date_offset = head_length;
-  memset(r->bytes + head_length, ' ', DATE_LENGTH);
-  memcpy(r->bytes + head_length + DATE_LENGTH, body, body_length);
-  r->length = head_length + DATE_LENGTH + body_length;
-}
-
-static void refresh_date(struct loop *loop) {
-  time_t now = time(NULL);
-  if (now == loop->date_second) return;
-  loop->date_second = now;
-  struct tm utc;
-  char date[DATE_LENGTH + 1];
-  gmtime_r(&now, &utc);
-  strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &utc);
-  memcpy(loop->plaintext.bytes + loop->plaintext.date_offset, date, DATE_LENGTH);
-  memcpy(loop->json.bytes + loop->json.date_offset, date, DATE_LENGTH);
-}
-
-// Counts request terminators, carrying a partial match from one read to the next.
-static size_t count_terminators(const char *p, size_t n, int *matched) {
-  static const char terminator[4] = {'\r', '\n', '\r', '\n'};
-  size_t count = 0;
-  int m = *matched;
-  for (size_t i = 0; i < n; i++) {
-    if (p[i] == terminator[m]) {
-      if (++m == 4) { count++; m = 0; }
-    } else {
-      m = p[i] == '\r';
-    }
-  }
-  *matched = m;
-  return count;
 }
 
 static void close_connection(struct connection *c) {
@@ -126,7 +79,7 @@ static void on_readable(struct loop *loop, int epoll, struct connection *c) {
     return;
   }
   if (c->response == NULL) {
-    c->response = n >= 9 && memcmp(loop->input + 4, "/json", 5) == 0 ? &loop->json : &loop->plaintext;
+    c->response = choose(&loop->canned, loop->input, (size_t)n);
   }
   size_t answers = count_terminators(loop->input, (size_t)n, &c->matched);
   if (answers == 0) return;
@@ -181,8 +134,7 @@ static int listen_on(int port) {
 
 static void *run(void *argument) {
   struct loop *loop = argument;
-  compose(&loop->plaintext, plaintext_head, sizeof plaintext_head - 1, plaintext_body, sizeof plaintext_body - 1);
-  compose(&loop->json, json_head, sizeof json_head - 1, json_body, sizeof json_body - 1);
+  canned_init(&loop->canned);
   int listener = listen_on(loop->port);
   int epoll = epoll_create1(0);
   if (epoll < 0) die("epoll_create1");
@@ -195,7 +147,7 @@ static void *run(void *argument) {
       if (errno == EINTR) continue;
       die("epoll_wait");
     }
-    refresh_date(loop);
+    refresh_date(&loop->canned);
     for (int i = 0; i < ready; i++) {
       struct connection *c = events[i].data.ptr;
       if (c == NULL) accept_all(listener, epoll);

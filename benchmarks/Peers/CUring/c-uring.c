@@ -34,7 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DATE_LENGTH 29 // "Tue, 24 Nov 2026 15:21:01 GMT"
+#include "../Canned/canned.h"
+
 #define FILES 32768    // registered file table: the most connections per thread (at most the descriptor limit)
 #define BUFFERS 4096   // provided receive buffers per thread (a power of two)
 #define BUFFER_SIZE 4096
@@ -45,17 +46,6 @@ enum { OP_ACCEPT = 1, OP_RECV, OP_SEND, OP_CLOSE };
 #define MAX_THREADS 256
 static int listeners[MAX_THREADS]; // by thread; -1 until the thread listens
 static int thread_total;
-
-static const char plaintext_head[] = "HTTP/1.1 200 OK\r\nServer: C\r\nContent-Type: text/plain\r\nContent-Length: 13\r\nDate: ";
-static const char plaintext_body[] = "\r\n\r\nHello, World!";
-static const char json_head[] = "HTTP/1.1 200 OK\r\nServer: C\r\nContent-Type: application/json\r\nContent-Length: 27\r\nDate: ";
-static const char json_body[] = "\r\n\r\n{\"message\":\"Hello, World!\"}";
-
-struct response {
-  char bytes[160];
-  size_t length;
-  size_t date_offset;
-};
 
 struct connection {
   int file;          // index in the registered file table
@@ -75,8 +65,7 @@ struct loop {
   char *buffer_memory;
   int listener;
   struct connection **connections; // by file index
-  struct response plaintext, json;
-  time_t date_second;
+  struct canned canned;
 };
 
 static void die(const char *what, int error) {
@@ -96,42 +85,6 @@ static struct io_uring_sqe *sqe_of(struct loop *loop) {
     if (sqe == NULL) die("io_uring_get_sqe", EBUSY);
   }
   return sqe;
-}
-
-static void compose(struct response *r, const char *head, size_t head_length, const char *body, size_t body_length) {
-  memcpy(r->bytes, head, head_length);
-  r->date_offset = head_length;
-  memset(r->bytes + head_length, ' ', DATE_LENGTH);
-  memcpy(r->bytes + head_length + DATE_LENGTH, body, body_length);
-  r->length = head_length + DATE_LENGTH + body_length;
-}
-
-static void refresh_date(struct loop *loop) {
-  time_t now = time(NULL);
-  if (now == loop->date_second) return;
-  loop->date_second = now;
-  struct tm utc;
-  char date[DATE_LENGTH + 1];
-  gmtime_r(&now, &utc);
-  strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &utc);
-  memcpy(loop->plaintext.bytes + loop->plaintext.date_offset, date, DATE_LENGTH);
-  memcpy(loop->json.bytes + loop->json.date_offset, date, DATE_LENGTH);
-}
-
-// Counts request terminators, carrying a partial match from one receive to the next.
-static size_t count_terminators(const char *p, size_t n, int *matched) {
-  static const char terminator[4] = {'\r', '\n', '\r', '\n'};
-  size_t count = 0;
-  int m = *matched;
-  for (size_t i = 0; i < n; i++) {
-    if (p[i] == terminator[m]) {
-      if (++m == 4) { count++; m = 0; }
-    } else {
-      m = p[i] == '\r';
-    }
-  }
-  *matched = m;
-  return count;
 }
 
 static void arm_accept(struct loop *loop) {
@@ -185,7 +138,7 @@ static void on_received(struct loop *loop, struct connection *c, const struct io
   const char *data = loop->buffer_memory + (size_t)buffer * BUFFER_SIZE;
   size_t length = (size_t)cqe->res;
   if (c->response == NULL) {
-    c->response = length >= 9 && memcmp(data + 4, "/json", 5) == 0 ? &loop->json : &loop->plaintext;
+    c->response = choose(&loop->canned, data, length);
   }
   size_t answers = count_terminators(data, length, &c->matched);
   give_back(loop, buffer);
@@ -289,14 +242,13 @@ static void on_terminate(int signal_number) {
 
 static void *run(void *argument) {
   struct loop *loop = argument;
-  compose(&loop->plaintext, plaintext_head, sizeof plaintext_head - 1, plaintext_body, sizeof plaintext_body - 1);
-  compose(&loop->json, json_head, sizeof json_head - 1, json_body, sizeof json_body - 1);
+  canned_init(&loop->canned);
   setup(loop);
   arm_accept(loop);
   for (;;) {
     int result = io_uring_submit_and_wait(&loop->ring, 1);
     if (result < 0 && result != -EINTR && result != -ETIME) die("io_uring_submit_and_wait", -result);
-    refresh_date(loop);
+    refresh_date(&loop->canned);
     struct io_uring_cqe *cqe;
     unsigned head, seen = 0;
     io_uring_for_each_cqe(&loop->ring, head, cqe) {
