@@ -48,12 +48,8 @@ public sealed class GenericHostTests
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task Https_endpoints_and_certificates_come_from_the_section_in_the_schema_of_Kestrels()
     {
-        string folder = System.IO.Directory.CreateTempSubdirectory("falconet-hosting-").FullName;
-        try
+        await WithServerPemAsync(async (certificate, key) =>
         {
-            string certificate = System.IO.Path.Combine(folder, "server.pem");
-            string key = System.IO.Path.Combine(folder, "server.key.pem");
-            TestCertificates.WritePem(TestCertificates.Server, certificate, key);
             using IHost host = Build(new()
             {
                 // A named endpoint with its own certificate, and an address that takes the default one.
@@ -78,22 +74,14 @@ public sealed class GenericHostTests
             }
 
             await host.StopAsync().WaitAsync(TestTimeouts.Operation);
-        }
-        finally
-        {
-            System.IO.Directory.Delete(folder, recursive: true);
-        }
+        });
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task The_TLS_engine_comes_from_the_endpoint_defaults_unless_an_endpoint_names_its_own()
     {
-        string folder = System.IO.Directory.CreateTempSubdirectory("falconet-hosting-").FullName;
-        try
+        await WithServerPemAsync(async (certificate, key) =>
         {
-            string certificate = System.IO.Path.Combine(folder, "server.pem");
-            string key = System.IO.Path.Combine(folder, "server.key.pem");
-            TestCertificates.WritePem(TestCertificates.Server, certificate, key);
             using IHost host = Build(new()
             {
                 ["Falconet:Endpoints:Fast:Url"] = "https://127.0.0.1:0",
@@ -116,11 +104,7 @@ public sealed class GenericHostTests
             }
 
             await host.StopAsync().WaitAsync(TestTimeouts.Operation);
-        }
-        finally
-        {
-            System.IO.Directory.Delete(folder, recursive: true);
-        }
+        });
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
@@ -274,5 +258,22 @@ public sealed class GenericHostTests
         }));
         configure?.Invoke(builder);
         return builder.Build();
+    }
+
+    /// <summary>Runs <paramref name="test"/> with the test server certificate and key written as PEM files, deleted after.</summary>
+    private static async Task WithServerPemAsync(Func<string, string, Task> test)
+    {
+        string folder = System.IO.Directory.CreateTempSubdirectory("falconet-hosting-").FullName;
+        try
+        {
+            string certificate = System.IO.Path.Combine(folder, "server.pem");
+            string key = System.IO.Path.Combine(folder, "server.key.pem");
+            TestCertificates.WritePem(TestCertificates.Server, certificate, key);
+            await test(certificate, key);
+        }
+        finally
+        {
+            System.IO.Directory.Delete(folder, recursive: true);
+        }
     }
 }
