@@ -303,6 +303,15 @@ add("c-uring", "C io_uring", "c",
     {"http1"}, c_uring, _exists(C_URING, "built by run.sh with gcc and liburing"))
 
 
+def c_uring_batch(launch):
+    return [str(C_URING), str(launch.port), str(launch.loops or launch.cores), "200", "64"], {}, ROOT
+
+
+add("c-uring-batch", "C io_uring, batched turns", "c",
+    "c-uring whose turns wait for 64 completions, or 200 µs once one is ready (io_uring_enter's min_wait_usec): fewer, fuller turns for a longer wait per request",
+    {"http1"}, c_uring_batch, _exists(C_URING, "built by run.sh with gcc and liburing"))
+
+
 # ---- ASP.NET Core: the same minimal-API application on Falconet and on Kestrel -----------------------------------
 
 def aspnetcore(dll, environment=None, extra=(), section="Falconet", prefix=()):
