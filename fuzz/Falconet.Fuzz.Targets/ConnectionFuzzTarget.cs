@@ -22,7 +22,7 @@ namespace Falconet.Fuzz;
 /// refused request is answered by an empty error response that comes last, so no byte after it is answered as another
 /// request; every pool block comes back; the connection ends; and both ways of receiving get the same answers.
 /// </remarks>
-public sealed class ConnectionFuzzTarget : IAsyncDisposable
+public sealed class ConnectionFuzzTarget : IFuzzTarget
 {
     private static readonly TimeSpan s_runLimit = TimeSpan.FromSeconds(10);
 
