@@ -269,6 +269,13 @@ public sealed class DuplexConnection : TransportConnection, IValueTaskSource<int
     {
         lock (_gate)
         {
+            // Garbage at the offset just past the client's last byte is appended before the end.
+            if (_plan.Corruption == WireCorruption.InsertGarbage && _plan.Offset == _written.Count && !_wireEnded)
+            {
+                CorruptedAt = _written.Count;
+                _wire.AddRange(WirePlan.Garbage(_plan.Detail));
+            }
+
             _wireEnded = true;
             CompleteReceiveLocked();
         }

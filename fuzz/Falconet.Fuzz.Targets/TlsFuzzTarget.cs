@@ -1,13 +1,11 @@
 using System;
 using System.Collections.Generic;
-using System.Diagnostics;
 using System.Linq;
 using System.Net;
 using System.Net.Security;
 using System.Security.Authentication;
 using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
-using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Http;
 using Falconet.Server;
@@ -39,7 +37,6 @@ namespace Falconet.Fuzz;
 public sealed class TlsFuzzTarget : IFuzzTarget
 {
     private const int MaxRequests = 3;
-    private static readonly TimeSpan s_runLimit = TimeSpan.FromSeconds(10);
 
     private static readonly string[] s_requests =
     [
@@ -101,7 +98,7 @@ public sealed class TlsFuzzTarget : IFuzzTarget
         var server = new FalconetServer(options, application);
         await server.StartAsync().ConfigureAwait(false);
         var target = new TlsFuzzTarget(server, transport, application, logs, certificate, expected) { Engine = engine };
-        target.WaitUntil(() => transport.IsAccepting, "the accept loop to wait");
+        ConnectionFuzzTarget.WaitUntil(() => transport.IsAccepting, "the accept loop to wait");
         return target;
     }
 
@@ -143,7 +140,7 @@ public sealed class TlsFuzzTarget : IFuzzTarget
     {
         Reset();
         InMemoryConnection connection = _transport.Connect(pieces);
-        WaitUntil(() => _server.ConnectionCount == 0 && _transport.IsAccepting, "the connection to end");
+        ConnectionFuzzTarget.WaitUntil(() => _server.ConnectionCount == 0 && _transport.IsAccepting, "the connection to end");
         RequireCleanEnd(connection.Disposed, connection.SentAfterClose);
         Require(_application.Methods.Count == 0, $"The application was called {_application.Methods.Count} times without a handshake.");
         RequireWholeRecords(connection.Sent.Span);
@@ -160,12 +157,12 @@ public sealed class TlsFuzzTarget : IFuzzTarget
         var connection = new DuplexConnection(_transport.Pool, plan);
         _transport.Connect(connection);
         Task<ClientRun> client = Task.Run(() => ClientAsync(connection, tls13, Requests(requests), separateWrites));
-        if (!client.Wait(s_runLimit))
+        if (!client.Wait(ConnectionFuzzTarget.RunLimit))
         {
             throw new FuzzPropertyException($"Timed out waiting for the client (a hang; the server sent {connection.Sent.Length} bytes).");
         }
 
-        WaitUntil(() => connection.Disposed && _server.ConnectionCount == 0 && _transport.IsAccepting, "the connection to end");
+        ConnectionFuzzTarget.WaitUntil(() => connection.Disposed && _server.ConnectionCount == 0 && _transport.IsAccepting, "the connection to end");
         RequireCleanEnd(connection.Disposed, connection.SentAfterClose, peerFailed: connection.CorruptedAt is not null || connection.Stalled);
 
         ClientRun run = client.Result;
@@ -334,20 +331,6 @@ public sealed class TlsFuzzTarget : IFuzzTarget
         if (!condition)
         {
             throw new FuzzPropertyException(violation);
-        }
-    }
-
-    private void WaitUntil(Func<bool> condition, string what)
-    {
-        var clock = Stopwatch.StartNew();
-        while (!condition())
-        {
-            if (clock.Elapsed > s_runLimit)
-            {
-                throw new FuzzPropertyException($"Timed out waiting for {what} (a hang).");
-            }
-
-            Thread.Sleep(1);
         }
     }
 

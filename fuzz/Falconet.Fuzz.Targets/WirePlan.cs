@@ -17,7 +17,7 @@ public enum WireCorruption
     /// <summary>The record that holds the offset arrives twice in a row.</summary>
     DuplicateRecord,
 
-    /// <summary>A few bytes (<see cref="WirePlan.Garbage"/>) arrive before the byte at the offset.</summary>
+    /// <summary>A few bytes (<see cref="WirePlan.Garbage"/>) arrive before the byte at the offset (after the last byte when the offset is just past it).</summary>
     InsertGarbage,
 }
 
