@@ -17,10 +17,11 @@ namespace Falconet.Fuzz;
 /// the server sends is what the client reads.
 /// </summary>
 /// <remarks>
-/// When both sides wait for the other with nothing in flight (a corrupted length makes the server wait for bytes the client
-/// never sends, while the client waits for an answer), the wire ends as if the client had closed: a real peer's silence
-/// is ended by a timeout, which is not what is fuzzed here. The verdict waits for a quiet period, so a side that is busy
-/// between a receive and its answer is not mistaken for one that waits.
+/// Once the bytes were corrupted, when both sides wait for the other with nothing in flight (a corrupted length makes the
+/// server wait for bytes the client never sends, while the client waits for an answer), the wire ends as if the client
+/// had closed: a real peer's silence is ended by a timeout, which is not what is fuzzed here. The verdict waits for a
+/// quiet period, so a side that is busy between a receive and its answer is not mistaken for one that waits. Without
+/// corruption nothing ends the wire early: a wait there is a hang, which the target's bound reports.
 /// </remarks>
 public sealed class DuplexConnection : TransportConnection, IValueTaskSource<int>
 {
@@ -74,9 +75,6 @@ public sealed class DuplexConnection : TransportConnection, IValueTaskSource<int
     /// record the copy follows); null while nothing was corrupted.
     /// </summary>
     public int? CorruptedAt { get; private set; }
-
-    /// <summary>True when the wire was ended because both sides waited for each other.</summary>
-    public bool Stalled { get; private set; }
 
     /// <summary>True once the server shut down its sending side (FIN) or closed.</summary>
     public bool SendShutDown { get; private set; }
@@ -376,7 +374,8 @@ public sealed class DuplexConnection : TransportConnection, IValueTaskSource<int
     }
 
     private bool IsStalledLocked()
-        => _receivePending && _clientWait is not null && !_wireEnded && _delivered == _wire.Count && _clientRead == _sent.WrittenCount;
+        => CorruptedAt is not null && _receivePending && _clientWait is not null && !_wireEnded && _delivered == _wire.Count
+            && _clientRead == _sent.WrittenCount;
 
     private async Task EndIfStillStalledAsync(long version)
     {
@@ -385,7 +384,6 @@ public sealed class DuplexConnection : TransportConnection, IValueTaskSource<int
         {
             if (_version == version && IsStalledLocked())
             {
-                Stalled = true;
                 _wireEnded = true;
                 CompleteReceiveLocked();
             }
