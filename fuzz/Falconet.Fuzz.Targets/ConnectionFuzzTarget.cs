@@ -22,9 +22,10 @@ namespace Falconet.Fuzz;
 /// refused request is answered by an empty error response that comes last, so no byte after it is answered as another
 /// request; every pool block comes back; the connection ends; and both ways of receiving get the same answers.
 /// </remarks>
-public sealed class ConnectionFuzzTarget : IAsyncDisposable
+public sealed class ConnectionFuzzTarget : IFuzzTarget
 {
-    private static readonly TimeSpan s_runLimit = TimeSpan.FromSeconds(10);
+    /// <summary>How long a run may take before it counts as a hang.</summary>
+    internal static readonly TimeSpan RunLimit = TimeSpan.FromSeconds(10);
 
     private readonly FalconetServer _server;
     private readonly InMemoryTransportFactory _transport;
@@ -61,7 +62,7 @@ public sealed class ConnectionFuzzTarget : IAsyncDisposable
         var server = new FalconetServer(options, application);
         await server.StartAsync().ConfigureAwait(false);
         var target = new ConnectionFuzzTarget(server, transport, application, logs);
-        target.WaitUntil(() => transport.IsAccepting, "the accept loop to wait");
+        WaitUntil(() => transport.IsAccepting, "the accept loop to wait");
         return target;
     }
 
@@ -162,7 +163,8 @@ public sealed class ConnectionFuzzTarget : IAsyncDisposable
     private static string Describe(IReadOnlyList<Answer> answers)
         => string.Join(" | ", answers.Select(a => a.StatusCode + " " + (a.Body.Length > 80 ? a.Body[..80] + "..." : a.Body).ReplaceLineEndings("\\n")));
 
-    private void WaitUntil(Func<bool> condition, string what)
+    /// <summary>Waits until <paramref name="condition"/> holds; longer than the run limit (10 s) is a hang, a <see cref="FuzzPropertyException"/>.</summary>
+    internal static void WaitUntil(Func<bool> condition, string what)
     {
         if (condition())
         {
@@ -172,7 +174,7 @@ public sealed class ConnectionFuzzTarget : IAsyncDisposable
         var clock = Stopwatch.StartNew();
         while (!condition())
         {
-            if (clock.Elapsed > s_runLimit)
+            if (clock.Elapsed > RunLimit)
             {
                 throw new FuzzPropertyException($"Timed out waiting for {what} (a hang).");
             }

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Linq;
 using System.Threading;
 using Microsoft.Extensions.Logging;
 
@@ -11,11 +12,23 @@ internal sealed class ErrorLoggerFactory : ILoggerFactory
     // HttpLog: 2 the application failed, 3 an exception ended the connection, 4 aborted after the response started.
     private static readonly HashSet<int> s_errorEvents = [2, 3, 4];
 
-    private readonly List<string> _errors = [];
+    private readonly List<LoggedError> _errors = [];
     private readonly Lock _gate = new();
 
     /// <summary>The error events logged since the last <see cref="Clear"/>, with their exceptions.</summary>
     public IReadOnlyList<string> Errors
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return [.. _errors.Select(error => error.Text)];
+            }
+        }
+    }
+
+    /// <summary>The error events logged since the last <see cref="Clear"/>, with their event ids and exceptions.</summary>
+    public IReadOnlyList<LoggedError> ErrorEvents
     {
         get
         {
@@ -55,9 +68,12 @@ internal sealed class ErrorLoggerFactory : ILoggerFactory
             {
                 lock (owner._gate)
                 {
-                    owner._errors.Add($"{eventId.Id} {formatter(state, exception)} {exception}");
+                    owner._errors.Add(new LoggedError(eventId.Id, $"{eventId.Id} {formatter(state, exception)} {exception}", exception));
                 }
             }
         }
     }
 }
+
+/// <summary>One error event: its id, its text with the exception, and the exception.</summary>
+internal sealed record LoggedError(int EventId, string Text, Exception? Exception);

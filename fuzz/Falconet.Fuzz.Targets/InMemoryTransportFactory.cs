@@ -49,10 +49,16 @@ public sealed class InMemoryTransportFactory : ITransportFactory
     /// <remarks>Call it only while <see cref="IsAccepting"/>; the connection has usually ended when it returns.</remarks>
     public InMemoryConnection Connect(IReadOnlyList<ReadOnlyMemory<byte>> pieces)
     {
-        Listener listener = _listener ?? throw new InvalidOperationException("Bind the transport first.");
         var connection = new InMemoryConnection(Pool, pieces);
-        listener.Offer(connection);
+        Connect(connection);
         return connection;
+    }
+
+    /// <summary>Hands the server <paramref name="connection"/> (its pool must be <see cref="Pool"/>); call it only while <see cref="IsAccepting"/>.</summary>
+    public void Connect(TransportConnection connection)
+    {
+        Listener listener = _listener ?? throw new InvalidOperationException("Bind the transport first.");
+        listener.Offer(connection);
     }
 
     /// <summary>The server's only listener. Completing an accept runs the waiting accept loop on the caller's thread.</summary>
