@@ -127,6 +127,25 @@ internal abstract class LoopConnection : TransportConnection, IThreadPoolWorkIte
             throw new ArgumentException("A receive needs memory to receive into.", nameof(buffer));
         }
 
+        return BeginReceive(buffer, ct);
+    }
+
+    /// <summary>
+    /// Where the transport can (<see cref="TransportConnection.CanWaitForData"/>): a receive into no memory, which completes with 0 once bytes
+    /// are at hand (held by the transport), the peer closed, or the receive failed or stopped.
+    /// </summary>
+    internal override ValueTask<int> WaitForDataAsync(CancellationToken ct)
+    {
+        if (!CanWaitForData)
+        {
+            return base.WaitForDataAsync(ct);
+        }
+
+        return ct.IsCancellationRequested ? ValueTask.FromCanceled<int>(ct) : BeginReceive(Memory<byte>.Empty, ct);
+    }
+
+    private ValueTask<int> BeginReceive(Memory<byte> buffer, CancellationToken ct)
+    {
         if (Interlocked.Exchange(ref _receiveOutstanding, 1) != 0)
         {
             throw new InvalidOperationException("A receive is already pending on this connection.");

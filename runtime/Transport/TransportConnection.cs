@@ -77,6 +77,19 @@ public abstract class TransportConnection : IAsyncDisposable
     public const int DefaultMaxGatheredSegments = 8;
 
     /// <summary>
+    /// True when <see cref="WaitForDataAsync"/> waits without memory of the caller's: the connection then holds no receive
+    /// buffer while its peer is quiet, and an idle keep-alive connection costs no pool block.
+    /// </summary>
+    internal virtual bool CanWaitForData => false;
+
+    /// <summary>
+    /// Completes (with 0) once a receive would not wait: bytes arrived, the peer closed its side, the receive failed or was
+    /// stopped, or the connection closed; the <see cref="ReceiveAsync"/> that follows tells which. Completes at once where
+    /// <see cref="CanWaitForData"/> is false. A pending wait counts as the connection's one pending receive.
+    /// </summary>
+    internal virtual ValueTask<int> WaitForDataAsync(CancellationToken ct) => new(0);
+
+    /// <summary>
     /// The smallest HTTP/1.1 body write that ends the declared Content-Length and is sent from the caller's memory rather
     /// than copied into the output blocks, when it is smaller than the 32 KiB from which every write is. None by default:
     /// on a plain connection the copy costs less than the send of its own that the write takes. The TLS decorator says 4

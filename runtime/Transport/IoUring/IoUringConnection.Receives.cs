@@ -21,7 +21,22 @@ internal sealed unsafe partial class IoUringConnection : IIoUringBufferWaiter
     private bool _waitingForBuffers;
     private Exception? _receiveError;
 
+    // A ring buffer whose bytes a wait for data was completed with, while that completion runs: the receive that follows it
+    // inline copies from here, and whatever it leaves is held once the completion returns.
+    private int _parkedId = -1;
+    private int _parkedOffset;
+    private int _parkedLength;
+
     private long HeldBytes => _held?.Length ?? 0;
+
+    /// <summary>Copies what the parked ring buffer still has into <paramref name="buffer"/>; the count copied.</summary>
+    private int TakeParked(Memory<byte> buffer)
+    {
+        int count = Math.Min(_parkedLength - _parkedOffset, buffer.Length);
+        _loop.ReceiveBuffers.Data(_parkedId, _parkedLength).Slice(_parkedOffset, count).CopyTo(buffer.Span);
+        _parkedOffset += count;
+        return count;
+    }
 
     /// <summary>Copies what is held into <paramref name="buffer"/>; the count copied (0 when nothing is held).</summary>
     private int TakeHeld(Memory<byte> buffer)
@@ -143,6 +158,28 @@ internal sealed unsafe partial class IoUringConnection : IIoUringBufferWaiter
         ReadOnlySpan<byte> data = buffers.Data(id, length);
         if (_closing || IsReceiveStopped)
         {
+            buffers.Provide(id);
+            return;
+        }
+
+        if (_receivePending && _receiveBuffer.IsEmpty && HeldBytes == 0)
+        {
+            // A wait for data: its continuation normally receives at once, inline, straight from the ring buffer.
+            _parkedId = id;
+            _parkedOffset = 0;
+            _parkedLength = length;
+            CompleteReceive(0);
+            int left = _parkedLength - _parkedOffset;
+            _parkedId = -1;
+            if (left > 0 && !_closing && !IsReceiveStopped)
+            {
+                (_held ??= new BlockChain(Pool)).Write(data.Slice(length - left));
+                if (_receivePending)
+                {
+                    StartReceiveOnLoop();
+                }
+            }
+
             buffers.Provide(id);
             return;
         }

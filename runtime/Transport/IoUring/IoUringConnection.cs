@@ -124,8 +124,25 @@ internal sealed unsafe partial class IoUringConnection : LoopConnection, IIoUrin
 
     private protected override void Post(IThreadPoolWorkItem item) => _loop.Post(item);
 
+    /// <summary>The multishot receive holds what arrives while nobody receives, so a wait needs no memory of the caller's.</summary>
+    internal override bool CanWaitForData => true;
+
     private protected override bool TryReceiveAtOnce(Memory<byte> buffer, out int received)
     {
+        if (buffer.IsEmpty)
+        {
+            // A wait for data (WaitForDataAsync): done when bytes are at hand; otherwise it waits as a receive would.
+            received = 0;
+            return HeldBytes > 0 || _parkedOffset < _parkedLength && _parkedId >= 0;
+        }
+
+        if (_parkedId >= 0 && _parkedOffset < _parkedLength)
+        {
+            // Inside the completion of a wait for data: straight from the ring buffer it was completed with.
+            received = TakeParked(buffer);
+            return true;
+        }
+
         // A multishot receive brought the bytes already: no system call, no wait.
         received = TakeHeld(buffer);
         if (received == 0)

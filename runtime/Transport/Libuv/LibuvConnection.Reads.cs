@@ -5,9 +5,55 @@ using System.Threading;
 
 namespace Falconet.Transport.Libuv;
 
-// Reads, on the loop thread: reading runs only while a receive is pending, into that receive's memory.
+// Reads, on the loop thread: reading runs only while a receive is pending, into that receive's memory. A wait for data
+// (a receive of no memory, WaitForDataAsync) completes when libuv finds the socket readable and asks for memory; the
+// receive that follows it reads with one recv of its own, on the same loop turn.
 internal sealed unsafe partial class LibuvConnection
 {
+    // The last wait for data completed because the socket was readable, and no receive has read since.
+    private bool _readable;
+
+    internal override bool CanWaitForData => true;
+
+    private protected override bool TryReceiveAtOnce(Memory<byte> buffer, out int received)
+    {
+        received = 0;
+        if (!_readable || buffer.IsEmpty || _handleClosed)
+        {
+            return false;
+        }
+
+        _readable = false;
+        nint fd;
+        if (LibuvNative.FileNo(_handle, &fd) < 0)
+        {
+            return false;
+        }
+
+        nint read;
+        fixed (byte* start = buffer.Span)
+        {
+            read = LibuvNative.Receive((int)fd, start, (nuint)buffer.Length, LibuvNative.MsgDontWait);
+        }
+
+        if (read > 0)
+        {
+            received = (int)read;
+            return true;
+        }
+
+        if (read == 0)
+        {
+            // The peer's end: what libuv's read would have reported as EOF.
+            _endOfStream = true;
+            StopReadingOnLoop();
+            return true;
+        }
+
+        // Nothing after all (EAGAIN), or an error: libuv's own read reports it when the receive waits.
+        return false;
+    }
+
     private protected override void StartReceiveOnLoop()
     {
         if (!_receivePending)
@@ -57,9 +103,9 @@ internal sealed unsafe partial class LibuvConnection
     private static void OnAlloc(void* handle, nuint suggestedSize, LibuvNative.Buffer* buffer)
     {
         var connection = (LibuvConnection)GCHandle.FromIntPtr(LibuvNative.GetData(handle)).Target!;
-        if (!connection._receivePending)
+        if (!connection._receivePending || connection._receiveBuffer.IsEmpty)
         {
-            // No receive to read into: libuv reports ENOBUFS and the read callback stops reading.
+            // No receive to read into, or a wait for data, which the socket's readiness completes: libuv reports ENOBUFS.
             *buffer = default;
             return;
         }
@@ -91,9 +137,20 @@ internal sealed unsafe partial class LibuvConnection
             return;
         }
 
-        if (read == LibuvNative.ENOBUFS && !_receivePending)
+        if (read == LibuvNative.ENOBUFS)
         {
-            StopReadingOnLoop();
+            if (_receivePending && _receiveBuffer.IsEmpty)
+            {
+                // A wait for data: the socket is readable. With inline scheduling the receive that follows runs here.
+                _readable = true;
+                CompleteReceive(0);
+            }
+
+            if (!_receivePending && !_handleClosed)
+            {
+                StopReadingOnLoop();
+            }
+
             return;
         }
 

@@ -149,7 +149,7 @@ internal static unsafe partial class LibuvNative
     [LibraryImport(Lib, EntryPoint = "uv_strerror")]
     private static partial byte* ErrorTextPointer(int error);
 
-    // The two socket calls libuv 1.44 does not wrap: SO_REUSEPORT before bind, and shutdown(SHUT_WR) at once
+    // Socket calls libuv 1.44 does not wrap: SO_REUSEPORT before bind, and shutdown(SHUT_WR) at once
     // (uv_shutdown waits for the next loop turn, and a close in between would cancel it).
     [LibraryImport("libc", EntryPoint = "setsockopt", SetLastError = true)]
     public static partial int SetSocketOption(int fd, int level, int name, int* value, uint length);
@@ -165,6 +165,12 @@ internal static unsafe partial class LibuvNative
 
     [LibraryImport("libc", EntryPoint = "shutdown", SetLastError = true)]
     public static partial int Shutdown(int fd, int how);
+
+    // A receive right after a wait for data found the socket readable: one recv, without waiting for the next loop turn.
+    [LibraryImport("libc", EntryPoint = "recv", SetLastError = true)]
+    public static partial nint Receive(int fd, byte* buffer, nuint length, int flags);
+
+    public const int MsgDontWait = 0x40;
 
     public const int SolSocket = 1;
     public const int IpProtoTcp = 6;

@@ -57,6 +57,21 @@ internal sealed class SocketConnection : TransportConnection
             : _receiver.ReceiveAsync(buffer, ct);
     }
 
+    /// <summary>A zero-byte receive: .NET's sockets complete it once the socket is readable (or closed), with no buffer held meanwhile.</summary>
+    internal override bool CanWaitForData => true;
+
+    internal override ValueTask<int> WaitForDataAsync(CancellationToken ct)
+    {
+        if (ct.IsCancellationRequested)
+        {
+            return ValueTask.FromCanceled<int>(ct);
+        }
+
+        return IsClosedLocally || Volatile.Read(ref _receiveStopped) != 0
+            ? new ValueTask<int>(0)
+            : _receiver.ReceiveAsync(Memory<byte>.Empty, ct);
+    }
+
     public override ValueTask SendAsync(ReadOnlySequence<byte> buffers, CancellationToken ct = default)
     {
         if (ct.IsCancellationRequested)

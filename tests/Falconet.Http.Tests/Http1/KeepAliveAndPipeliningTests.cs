@@ -190,7 +190,7 @@ public class KeepAliveAndPipeliningTests : ServerTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
-    public async Task Idle_keep_alive_connection_holds_only_its_receive_block()
+    public async Task Idle_keep_alive_connection_holds_no_receive_block_over_plain_http()
     {
         await using TestServer host = await StartServerAsync(async context =>
         {
@@ -201,8 +201,9 @@ public class KeepAliveAndPipeliningTests : ServerTests
         await client.SendAsync($"POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 9000\r\n\r\n{new string('b', 9000)}");
         (await client.ReadResponseAsync()).StatusCode.ShouldBe(200);
 
-        // Over TLS the connection waits with a second block: the TLS layer receives the next record into it.
-        long expected = host.IsHttps ? 2 : 1;
+        // The connection waits for the next request without a block (it takes one once bytes are at hand). Over TLS it keeps
+        // its block, and the TLS layer waits with a second one: it receives the next record into it.
+        long expected = host.IsHttps ? 2 : 0;
         long outstanding = -1;
         for (int attempt = 0; attempt < 200 && outstanding != expected; attempt++)
         {

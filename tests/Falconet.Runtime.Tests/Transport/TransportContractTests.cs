@@ -5,6 +5,7 @@ using System.Linq;
 using System.Net;
 using System.Net.Sockets;
 using System.Security.Cryptography;
+using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 using Falconet.Buffers;
@@ -58,6 +59,74 @@ public abstract class TransportContractTests
         client.Shutdown(SocketShutdown.Send);
         await echo.WaitAsync(Step);
         (await client.ReceiveAsync(new byte[1], SocketFlags.None).WaitAsync(Step)).ShouldBe(0);
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task A_wait_for_data_holds_no_block_completes_when_bytes_arrive_and_the_receive_after_it_reads_them()
+    {
+        await using TransportHarness harness = await StartAsync(ioThreads: 1);
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        server.CanWaitForData.ShouldBeTrue();
+        byte[] request = Encoding.ASCII.GetBytes("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+
+        for (int round = 0; round < 3; round++)
+        {
+            // Called on the connection's own thread, as the HTTP layer calls it; nothing has been sent yet, so it waits.
+            ValueTask<int> wait = await OnConnectionAsync(server, () => server.WaitForDataAsync(CancellationToken.None));
+            await Task.Delay(50);
+            wait.IsCompleted.ShouldBeFalse();
+            server.Pool.BlocksOutstanding.ShouldBe(0);
+
+            await client.SendAsync(request, SocketFlags.None);
+            (await wait.AsTask().WaitAsync(Step)).ShouldBe(0);
+
+            MemoryBlock block = server.Pool.Rent();
+            ValueTask<int> receive = await OnConnectionAsync(server, () => server.ReceiveAsync(block.WritableMemory));
+            int received = await receive.AsTask().WaitAsync(Step);
+            block.Writable.Slice(0, received).ToArray().ShouldBe(request);
+            server.Pool.Return(block);
+        }
+
+        // The peer's end completes a wait too; the receive after it tells that it was the end.
+        client.Shutdown(SocketShutdown.Send);
+        ValueTask<int> last = await OnConnectionAsync(server, () => server.WaitForDataAsync(CancellationToken.None));
+        (await last.AsTask().WaitAsync(Step)).ShouldBe(0);
+        MemoryBlock after = server.Pool.Rent();
+        ValueTask<int> end = await OnConnectionAsync(server, () => server.ReceiveAsync(after.WritableMemory));
+        (await end.AsTask().WaitAsync(Step)).ShouldBe(0);
+        server.Pool.Return(after);
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task A_pending_wait_for_data_completes_when_receiving_stops()
+    {
+        await using TransportHarness harness = await StartAsync(ioThreads: 1);
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        ValueTask<int> wait = await OnConnectionAsync(server, () => server.WaitForDataAsync(CancellationToken.None));
+        await Task.Delay(50);
+        wait.IsCompleted.ShouldBeFalse();
+
+        // As the heartbeat wakes a connection whose deadline passed: the wait ends, and so does every later receive.
+        server.StopReceiving();
+        (await wait.AsTask().WaitAsync(Step)).ShouldBe(0);
+        MemoryBlock block = server.Pool.Rent();
+        ValueTask<int> receive = await OnConnectionAsync(server, () => server.ReceiveAsync(block.WritableMemory));
+        (await receive.AsTask().WaitAsync(Step)).ShouldBe(0);
+        server.Pool.Return(block);
+        client.Dispose();
+    }
+
+    /// <summary>Starts an operation where the connection runs (its loop, or the thread pool) and returns it unawaited.</summary>
+    private static Task<ValueTask<int>> OnConnectionAsync(TransportConnection connection, Func<ValueTask<int>> start)
+    {
+        var started = new TaskCompletionSource<ValueTask<int>>(TaskCreationOptions.RunContinuationsAsynchronously);
+        connection.Schedule(new StartWorkItem(() => started.SetResult(start())));
+        return started.Task;
+    }
+
+    private sealed class StartWorkItem(Action action) : IThreadPoolWorkItem
+    {
+        public void Execute() => action();
     }
 
     [Fact(Timeout = Timeout)]

@@ -87,6 +87,18 @@ internal sealed class Http1Input : IDisposable
             return cancellationToken.CanBeCanceled ? TakeWatchAsync(cancellationToken) : _watch.Take();
         }
 
+        if (_chain.IsEmpty && _transport.CanWaitForData)
+        {
+            // Nothing unread: the block goes back to the pool while the peer is quiet (an idle keep-alive connection holds
+            // none), and one is taken again once bytes are at hand.
+            _chain.Dispose();
+            ValueTask<int> wait = _transport.WaitForDataAsync(cancellationToken);
+            if (!wait.IsCompletedSuccessfully)
+            {
+                return ReceiveAfterWaitAsync(wait, cancellationToken);
+            }
+        }
+
         Memory<byte> free = _chain.GetWritableMemory(SlabMemoryPool.BlockSize / 2);
         return _transport.ReceiveAsync(free, cancellationToken);
     }
@@ -188,6 +200,13 @@ internal sealed class Http1Input : IDisposable
 
             return received;
         }
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<int> ReceiveAfterWaitAsync(ValueTask<int> wait, CancellationToken cancellationToken)
+    {
+        await wait.ConfigureAwait(false);
+        return await _transport.ReceiveAsync(_chain.GetWritableMemory(SlabMemoryPool.BlockSize / 2), cancellationToken).ConfigureAwait(false);
     }
 
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
