@@ -250,9 +250,11 @@ internal sealed unsafe class OpenSslServerContext
         }
         catch (CryptographicException exception)
         {
+            // On Linux every key .NET loads from a file or a PFX exports, whatever its X509KeyStorageFlags: this is a key
+            // that holds no private half .NET can read (one kept by a hardware module or an OpenSSL provider).
             throw new InvalidOperationException(
-                $"The private key of the certificate '{certificate.Subject}' cannot be exported, which TlsServerOptions.Engine OpenSsl needs " +
-                $"(load it with X509KeyStorageFlags.Exportable, or choose TlsEngine.SslStream): {exception.Message}", exception);
+                $"The private key of the certificate '{certificate.Subject}' (thumbprint {certificate.Thumbprint}) cannot be exported, which " +
+                $"TlsServerOptions.Engine OpenSsl needs to hand it to OpenSSL; choose TlsEngine.SslStream for a key that stays in its store: {exception.Message}", exception);
         }
     }
 
