@@ -248,10 +248,7 @@ internal sealed partial class TlsTransportStream
 
     private int CopyPrefetched(MemoryBlock block, Span<byte> destination)
     {
-        ReadOnlySpan<byte> data = block.Data.Span;
-        int count = Math.Min(data.Length, destination.Length);
-        data[..count].CopyTo(destination);
-        Track(data[..count]);
+        int count = Hand(block.Data.Span, destination);
         block.Start += count;
         if (block.Start == block.End)
         {
@@ -365,10 +362,7 @@ internal sealed partial class TlsTransportStream
 
     private int CopyBulk(byte[] bulk, Span<byte> destination)
     {
-        ReadOnlySpan<byte> data = bulk.AsSpan(_bulkStart, _bulkEnd - _bulkStart);
-        int count = Math.Min(data.Length, destination.Length);
-        data[..count].CopyTo(destination);
-        Track(data[..count]);
+        int count = Hand(bulk.AsSpan(_bulkStart, _bulkEnd - _bulkStart), destination);
         _bulkStart += count;
         if (_bulkStart == _bulkEnd)
         {
@@ -385,6 +379,15 @@ internal sealed partial class TlsTransportStream
             _bulk = null;
             ArrayPool<byte>.Shared.Return(bulk);
         }
+    }
+
+    /// <summary>Copies what fits of <paramref name="data"/> into <paramref name="destination"/>, its record framing followed.</summary>
+    private int Hand(ReadOnlySpan<byte> data, Span<byte> destination)
+    {
+        int count = Math.Min(data.Length, destination.Length);
+        data[..count].CopyTo(destination);
+        Track(data[..count]);
+        return count;
     }
 
     private int ReceivedDirectly(int count, ReadOnlySpan<byte> data)
