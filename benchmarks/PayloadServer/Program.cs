@@ -9,7 +9,7 @@ using Falconet.Server;
 namespace Falconet.Benchmarks.PayloadServer;
 
 /// <summary>
-/// Serves GET /bytes/N (N up to 1 MiB) with a fixed random body of N bytes on a plain port and an HTTPS port of the
+/// Serves GET /bytes/N (N up to 1 MiB) with a fixed random body of N bytes, and reads POST /upload bodies, on a plain port and an HTTPS port of the
 /// same server, so that the load harness's HTTPS section (benchmarks/load/harness.py, tls) measures TLS against plain TCP on the same transport.
 /// </summary>
 /// <remarks>
@@ -19,6 +19,9 @@ namespace Falconet.Benchmarks.PayloadServer;
 internal static class Program
 {
     private const int MaxBody = 1024 * 1024;
+
+    private static readonly byte[] UploadScratch = new byte[64 * 1024];
+    private static readonly byte[] Ok = "ok"u8.ToArray();
 
     public static async Task<int> Main(string[] args)
     {
@@ -88,10 +91,15 @@ internal static class Program
         }
     }
 
-    /// <summary>GET /bytes/N: N bytes of the payload with Content-Length; 404 for anything else.</summary>
+    /// <summary>GET /bytes/N: N bytes of the payload with Content-Length; POST /upload: the body read to its end, answered "ok" (400 when its length is not the Content-Length); 404 for anything else.</summary>
     private static ValueTask Serve(HttpContext context, byte[] payload)
     {
         ReadOnlySpan<byte> path = context.Request.PathBytes;
+        if (path.SequenceEqual("/upload"u8))
+        {
+            return ReadUploadAsync(context);
+        }
+
         if (!path.StartsWith("/bytes/"u8)
             || !int.TryParse(path["/bytes/".Length..], NumberStyles.None, CultureInfo.InvariantCulture, out int length)
             || length > MaxBody)
@@ -102,5 +110,25 @@ internal static class Program
 
         context.Response.ContentLength = length;
         return context.Response.WriteAsync(payload.AsMemory(0, length));
+    }
+
+    /// <summary>Reads the request body to its end into a scratch buffer every request shares (its bytes are not used).</summary>
+    private static async ValueTask ReadUploadAsync(HttpContext context)
+    {
+        long total = 0;
+        int read;
+        while ((read = await context.Request.Body.ReadAsync(UploadScratch).ConfigureAwait(false)) != 0)
+        {
+            total += read;
+        }
+
+        if (total != context.Request.ContentLength)
+        {
+            context.Response.StatusCode = 400;
+            return;
+        }
+
+        context.Response.ContentLength = Ok.Length;
+        await context.Response.WriteAsync(Ok).ConfigureAwait(false);
     }
 }

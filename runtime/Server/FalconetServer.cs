@@ -314,7 +314,15 @@ public partial class FalconetServer : IAsyncDisposable
 
         if (tls is not null)
         {
-            factory = new TlsTransportFactory(factory, tls, context);
+            try
+            {
+                factory = new TlsTransportFactory(factory, tls, context);
+            }
+            catch (InvalidOperationException exception)
+            {
+                // A TLS option the endpoint cannot honour (a certificate, its key, a protocol set): the failure names the endpoint.
+                throw new InvalidOperationException($"The HTTPS endpoint {FormatUrl(listenOn, https: true)} cannot start: {exception.Message}", exception);
+            }
         }
 
         UnixSocketFile? file = listenOn is UnixDomainSocketEndPoint unix ? UnixSocketFile.Prepare(unix, takeOver: options.ReusePort) : null;

@@ -7,7 +7,7 @@ namespace Falconet.Transport.Tls;
 
 /// <summary>
 /// The OpenSSL engine's handshake and receives: OpenSSL is called until it needs the peer's records (its BIO says retry),
-/// then the connection receives them into a pool block and calls again; what OpenSSL wrote meanwhile is sent first.
+/// then the connection receives them (<see cref="TlsTransportStream.WaitForCiphertextAsync"/>) and calls again; what OpenSSL wrote meanwhile is sent first.
 /// </summary>
 internal sealed partial class TlsConnection
 {
@@ -22,7 +22,7 @@ internal sealed partial class TlsConnection
             session.WaitingForRecords = true;
             try
             {
-                await _stream.WaitForRecordsAsync(CancellationToken.None).ConfigureAwait(false);
+                await _stream.WaitForCiphertextAsync(CancellationToken.None).ConfigureAwait(false);
             }
             finally
             {
@@ -51,7 +51,7 @@ internal sealed partial class TlsConnection
                 }
 
                 session.WaitingForRecords = true;
-                ValueTask<int> wait = _stream.WaitForRecordsAsync(ct);
+                ValueTask<int> wait = _stream.WaitForCiphertextAsync(ct);
                 if (!wait.IsCompleted)
                 {
                     _openSslReceive ??= new OpenSslReceive(this);
@@ -160,7 +160,7 @@ internal sealed partial class TlsConnection
                     }
 
                     session.WaitingForRecords = true;
-                    wait = _connection._stream.WaitForRecordsAsync(_token);
+                    wait = _connection._stream.WaitForCiphertextAsync(_token);
                     if (!wait.IsCompleted)
                     {
                         Await(wait);

@@ -21,6 +21,12 @@ internal sealed partial class TlsTransportStream
     private MemoryHandle _readPin;
     private Memory<byte> _readBuffer;
     private MemoryBlock? _readBlock;
+    private bool _readIntoBulk;
+
+    // The OpenSSL engine's receive in the middle of a long record: its ciphertext, received past a pool block's size.
+    private byte[]? _bulk;
+    private int _bulkStart;
+    private int _bulkEnd;
 
     public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
     {
@@ -165,7 +171,25 @@ internal sealed partial class TlsTransportStream
         _readBlock = null;
         int result = 0;
         Exception? error = null;
-        if (block is null)
+        if (_readIntoBulk)
+        {
+            _readIntoBulk = false;
+            MemoryHandle pin = _readPin;
+            _readPin = default;
+            try
+            {
+                using (pin)
+                {
+                    BulkReceived(receive.GetAwaiter().GetResult());
+                }
+            }
+            catch (Exception exception)
+            {
+                ReleaseBulk();
+                error = exception;
+            }
+        }
+        else if (block is null)
         {
             MemoryHandle pin = _readPin;
             Memory<byte> buffer = _readBuffer;
@@ -224,10 +248,7 @@ internal sealed partial class TlsTransportStream
 
     private int CopyPrefetched(MemoryBlock block, Span<byte> destination)
     {
-        ReadOnlySpan<byte> data = block.Data.Span;
-        int count = Math.Min(data.Length, destination.Length);
-        data[..count].CopyTo(destination);
-        Track(data[..count]);
+        int count = Hand(block.Data.Span, destination);
         block.Start += count;
         if (block.Start == block.End)
         {
@@ -240,13 +261,134 @@ internal sealed partial class TlsTransportStream
 
     /// <summary>
     /// For the OpenSSL engine's BIO: copies received bytes into <paramref name="destination"/>; -1 when none wait (the
-    /// caller receives with <see cref="WaitForRecordsAsync"/>), 0 once the peer ended the stream.
+    /// caller receives with <see cref="WaitForCiphertextAsync"/>), 0 once the peer ended the stream.
     /// </summary>
     public int TakeReceived(Span<byte> destination) =>
-        _prefetch is { } block ? CopyPrefetched(block, destination) : _endOfStream ? 0 : -1;
+        _bulk is { } bulk ? CopyBulk(bulk, destination)
+        : _prefetch is { } block ? CopyPrefetched(block, destination)
+        : _endOfStream ? 0 : -1;
 
     /// <summary>Waits for the peer's next bytes into a pool block (as a zero-byte read from SslStream would); completes with 0.</summary>
     public ValueTask<int> WaitForRecordsAsync(CancellationToken cancellationToken) => WaitForDataAsync(cancellationToken);
+
+    /// <summary>
+    /// For the OpenSSL engine's BIO (<see cref="TakeReceived"/> serves what arrived): waits for the peer's next bytes
+    /// (completes with 0) into a pool block between records, or when at most a block of the current record is missing;
+    /// into one buffer of the shared array pool large enough for the rest of the record when more is, so that a full
+    /// record (16 KiB of plaintext) takes one receive, not one per 4 KiB block. That buffer goes back to the pool once
+    /// OpenSSL took its bytes.
+    /// </summary>
+    public ValueTask<int> WaitForCiphertextAsync(CancellationToken cancellationToken)
+    {
+        int missing = RecordBytesMissing;
+        return missing > SlabMemoryPool.BlockSize ? WaitForBulkAsync(missing, cancellationToken) : WaitForDataAsync(cancellationToken);
+    }
+
+    /// <summary>Receives into a pooled array of at least <paramref name="size"/> bytes (pinned while the receive is pending).</summary>
+    private ValueTask<int> WaitForBulkAsync(int size, CancellationToken cancellationToken)
+    {
+        byte[] bulk = ArrayPool<byte>.Shared.Rent(size);
+        _bulk = bulk;
+        Memory<byte> memory = bulk;
+        MemoryHandle pin = memory.Pin();
+        ValueTask<int> receive;
+        try
+        {
+            receive = _inner.ReceiveAsync(memory, cancellationToken);
+        }
+        catch
+        {
+            pin.Dispose();
+            ReleaseBulk();
+            throw;
+        }
+
+        if (!receive.IsCompleted)
+        {
+            if (!TryTakeReadSource())
+            {
+                return AwaitBulkAsync(receive, pin);
+            }
+
+            _readPin = pin;
+            _readIntoBulk = true;
+            return AwaitRead(receive);
+        }
+
+        using (pin)
+        {
+            try
+            {
+                BulkReceived(receive.GetAwaiter().GetResult());
+            }
+            catch
+            {
+                ReleaseBulk();
+                throw;
+            }
+        }
+
+        return new ValueTask<int>(0);
+    }
+
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<int> AwaitBulkAsync(ValueTask<int> receive, MemoryHandle pin)
+    {
+        using (pin)
+        {
+            try
+            {
+                BulkReceived(await receive.ConfigureAwait(false));
+            }
+            catch
+            {
+                ReleaseBulk();
+                throw;
+            }
+        }
+
+        return 0;
+    }
+
+    private void BulkReceived(int received)
+    {
+        _bulkStart = 0;
+        _bulkEnd = Received(received, _bulk.AsSpan(0, received));
+        if (received == 0)
+        {
+            ReleaseBulk();
+        }
+    }
+
+    private int CopyBulk(byte[] bulk, Span<byte> destination)
+    {
+        int count = Hand(bulk.AsSpan(_bulkStart, _bulkEnd - _bulkStart), destination);
+        _bulkStart += count;
+        if (_bulkStart == _bulkEnd)
+        {
+            ReleaseBulk();
+        }
+
+        return count;
+    }
+
+    private void ReleaseBulk()
+    {
+        if (_bulk is { } bulk)
+        {
+            _bulk = null;
+            ArrayPool<byte>.Shared.Return(bulk);
+        }
+    }
+
+    /// <summary>Copies what fits of <paramref name="data"/> into <paramref name="destination"/>, its record framing followed.</summary>
+    private int Hand(ReadOnlySpan<byte> data, Span<byte> destination)
+    {
+        int count = Math.Min(data.Length, destination.Length);
+        data[..count].CopyTo(destination);
+        Track(data[..count]);
+        return count;
+    }
 
     private int ReceivedDirectly(int count, ReadOnlySpan<byte> data)
     {

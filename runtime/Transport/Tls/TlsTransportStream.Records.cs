@@ -48,6 +48,12 @@ internal sealed partial class TlsTransportStream
     /// </summary>
     public bool CountsPlaintext { get; set; }
 
+    /// <summary>
+    /// The bytes of the record being received that have not arrived yet (its body, once its 5-byte header is complete):
+    /// 0 between records, in a header, or once the framing was lost.
+    /// </summary>
+    private int RecordBytesMissing => _framingLost || _nextHeaderByte != RecordHeaderByte.ContentType ? 0 : _recordRemaining;
+
     /// <summary>Plaintext SslStream returned to <see cref="TlsConnection"/>.</summary>
     public void Returned(int count) => _plaintextReturned += count;
 

@@ -83,6 +83,7 @@ internal sealed partial class TlsTransportStream : Stream, IValueTaskSource<int>
         if (disposing)
         {
             ReleasePrefetch();
+            ReleaseBulk();
             lock (_outputGate)
             {
                 _output.Dispose();

@@ -31,12 +31,16 @@ internal sealed class RawClient : IDisposable
     /// <summary>The TLS session when the client speaks HTTPS.</summary>
     public SslStream? Tls => _tls;
 
-    /// <summary>Connects and completes a TLS handshake (synchronously, as <see cref="Connect"/> connects) that trusts exactly the test certificate.</summary>
-    public static RawClient ConnectTls(IPEndPoint endPoint, int? receiveBufferSize = null, SslClientAuthenticationOptions? options = null, byte[]? preamble = null, bool trickle = false)
+    /// <summary>
+    /// Connects and completes a TLS handshake (synchronously, as <see cref="Connect"/> connects) that trusts exactly the
+    /// test certificate; with <paramref name="sendPieces"/>, records leave in pieces of those sizes (<see cref="PieceStream"/>).
+    /// </summary>
+    public static RawClient ConnectTls(IPEndPoint endPoint, int? receiveBufferSize = null, SslClientAuthenticationOptions? options = null, byte[]? preamble = null, bool trickle = false, int[]? sendPieces = null)
     {
         RawClient plain = Connect(endPoint, receiveBufferSize, preamble, trickle);
         plain._socket.ReceiveTimeout = (int)TestTimeouts.Operation.TotalMilliseconds;
-        var tls = new SslStream(new NetworkStream(plain._socket, ownsSocket: false), leaveInnerStreamOpen: true);
+        Stream network = new NetworkStream(plain._socket, ownsSocket: false);
+        var tls = new SslStream(sendPieces is null ? network : new PieceStream(network, sendPieces), leaveInnerStreamOpen: true);
         try
         {
             tls.AuthenticateAsClient(options ?? TestCertificates.ClientOptions());

@@ -322,6 +322,36 @@ public class HttpsTests : ServerTests
         }
     }
 
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task Multi_MiB_uploads_arrive_byte_exact_one_after_another_on_one_connection()
+    {
+        await using TestServer host = await StartServerAsync(BodyHashing.EchoHashWithReader);
+        using RawClient client = host.Connect();
+
+        // Full 16 KiB records back to back: each spans several 4 KiB blocks, and the socket delivers them as they come.
+        foreach (int size in (int[])[4 * 1024 * 1024 + 17, 3 * 1024 * 1024])
+        {
+            byte[] body = BodyHashing.RandomBytes(size, seed: size);
+            await client.SendAsync($"POST /hash HTTP/1.1\r\nHost: localhost\r\nContent-Length: {size}\r\n\r\n");
+            await client.SendAsync(body);
+            (await client.ReadResponseAsync()).BodyText.ShouldBe($"{size} {BodyHashing.Sha256Hex(body)}");
+        }
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task An_upload_whose_records_arrive_split_at_changing_places_arrives_byte_exact()
+    {
+        await using TestServer host = await StartServerAsync(BodyHashing.EchoHashWithReader);
+
+        // Pieces that cut records inside their 5-byte header, just after it, mid-body and across two records.
+        using RawClient client = RawClient.ConnectTls(host.EndPoint, sendPieces: [3, 1_500, 2, 9_001, 4_096, 21_000, 700]);
+        const int Size = 1024 * 1024 + 13;
+        byte[] body = BodyHashing.RandomBytes(Size, seed: 11);
+        await client.SendAsync($"POST /hash HTTP/1.1\r\nHost: localhost\r\nContent-Length: {Size}\r\n\r\n");
+        await client.SendAsync(body);
+        (await client.ReadResponseAsync()).BodyText.ShouldBe($"{Size} {BodyHashing.Sha256Hex(body)}");
+    }
+
     [Theory(Timeout = TestTimeouts.TestMilliseconds)]
     [InlineData(256)]
     [InlineData(4096)]

@@ -4,7 +4,9 @@ using System.IO;
 using System.Net;
 using System.Net.Security;
 using System.Net.Sockets;
+using System.Runtime.Versioning;
 using System.Security.Authentication;
+using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
 using System.Text;
 using System.Threading.Tasks;
@@ -211,6 +213,47 @@ public class OpenSslEngineTests : ServerTests
         string message = (await Should.ThrowAsync<InvalidOperationException>(() => server.StartAsync())).Message;
         message.ShouldContain(option);
         message.ShouldContain("OpenSSL");
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    [SupportedOSPlatform("linux")] // The engine runs on Linux only, and so does ECDsaOpenSsl.
+    public async Task A_certificate_whose_private_key_cannot_be_exported_fails_the_start_naming_the_endpoint_and_the_certificate()
+    {
+        // What a key kept in a hardware module or an OpenSSL provider looks like to the engine: the certificate says it has
+        // a private key, and exporting it fails (this one holds only the public half, so .NET cannot export it either).
+        using X509Certificate2 source = TestCertificates.CreateServer("no-export.test");
+        using X509Certificate2 publicOnly = X509CertificateLoader.LoadCertificate(source.RawData);
+        using ECDsa exported = source.GetECDsaPrivateKey()!;
+        using var publicHalf = new ECDsaOpenSsl();
+        publicHalf.ImportParameters(exported.ExportParameters(includePrivateParameters: false));
+        using X509Certificate2 certificate = publicOnly.CopyWithPrivateKey(publicHalf);
+        certificate.HasPrivateKey.ShouldBeTrue();
+
+        var options = new FalconetServerOptions { Transport = Transport };
+        options.HttpsEndpoints.Add(new HttpsEndpoint(new IPEndPoint(IPAddress.Loopback, 0),
+            new TlsServerOptions { ServerCertificate = certificate, Engine = TlsEngine.OpenSsl }));
+        await using var server = new FalconetServer(options, DescribeTls);
+
+        string message = (await Should.ThrowAsync<InvalidOperationException>(() => server.StartAsync())).Message;
+        message.ShouldContain("https://127.0.0.1:0");
+        message.ShouldContain("CN=no-export.test");
+        message.ShouldContain(certificate.Thumbprint);
+        message.ShouldContain("cannot be exported");
+        message.ShouldContain("TlsEngine.SslStream");
+        server.BoundHttpsEndpoints.ShouldBeEmpty();
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task A_PFX_loaded_without_the_exportable_flag_into_an_ephemeral_key_set_serves_on_the_engine()
+    {
+        // On Linux .NET can export every key it loads itself, whatever X509KeyStorageFlags say: such a certificate works.
+        byte[] pfx = TestCertificates.Server.Export(X509ContentType.Pkcs12, "secret");
+        using X509Certificate2 certificate = X509CertificateLoader.LoadPkcs12(pfx, "secret", X509KeyStorageFlags.EphemeralKeySet);
+        await using TestServer host = await StartServerAsync(DescribeTls, options => options.HttpsEndpoints[0].Tls.ServerCertificate = certificate);
+        using RawClient client = host.Connect();
+
+        await client.SendAsync("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        (await client.ReadResponseAsync()).BodyText.ShouldStartWith("Tls13 http/1.1");
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]

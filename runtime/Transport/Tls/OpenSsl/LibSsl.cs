@@ -33,6 +33,13 @@ internal static unsafe partial class LibSsl
 
     public const int SSL_VERIFY_NONE = 0;
     public const int SSL_VERIFY_PEER = 1;
+    public const int SSL_VERIFY_FAIL_IF_NO_PEER_CERT = 2;
+
+    /// <summary>x509_vfy.h: the certificate was refused; OpenSSL answers it with the bad_certificate alert.</summary>
+    public const int X509_V_ERR_CERT_REJECTED = 28;
+
+    /// <summary>sslerr.h: the reason OpenSSL records when a required client certificate was not sent.</summary>
+    public const int SSL_R_PEER_DID_NOT_RETURN_A_CERTIFICATE = 199;
 
     public const int SSL_TLSEXT_ERR_OK = 0;
     public const int SSL_TLSEXT_ERR_ALERT_FATAL = 2;
@@ -86,6 +93,24 @@ internal static unsafe partial class LibSsl
 
     [LibraryImport(Ssl)]
     public static partial void SSL_CTX_set_verify(nint ctx, int mode, nint callback);
+
+    [LibraryImport(Ssl)]
+    public static partial void SSL_CTX_set_cert_verify_callback(nint ctx, nint callback, nint arg);
+
+    [LibraryImport(Ssl)]
+    public static partial int SSL_get_ex_data_X509_STORE_CTX_idx();
+
+    [LibraryImport(Crypto)]
+    public static partial nint X509_STORE_CTX_get_ex_data(nint storeContext, int index);
+
+    [LibraryImport(Crypto)]
+    public static partial nint X509_STORE_CTX_get0_cert(nint storeContext);
+
+    [LibraryImport(Crypto)]
+    public static partial nint X509_STORE_CTX_get0_untrusted(nint storeContext);
+
+    [LibraryImport(Crypto)]
+    public static partial void X509_STORE_CTX_set_error(nint storeContext, int error);
 
     [LibraryImport(Ssl)]
     public static partial int SSL_CTX_set_session_id_context(nint ctx, byte* context, uint length);
@@ -209,6 +234,12 @@ internal static unsafe partial class LibSsl
 
     [LibraryImport(Crypto)]
     public static partial void ERR_clear_error();
+
+    [LibraryImport(Crypto)]
+    public static partial ulong ERR_peek_error();
+
+    /// <summary>err.h's ERR_GET_REASON: the reason code of a packed error (its low 23 bits in OpenSSL 3).</summary>
+    public static int ERR_GET_REASON(ulong error) => (int)(error & 0x7FFFFF);
 
     [LibraryImport(Crypto)]
     public static partial void ERR_error_string_n(ulong error, byte* buffer, nuint length);

@@ -143,8 +143,13 @@ internal sealed unsafe class OpenSslServerContext
 
             if (_options.ClientCertificateMode != ClientCertificateMode.NoCertificate)
             {
-                // OpenSSL asks for the certificate and accepts whatever comes; the session validates it as SslStream does.
-                LibSsl.SSL_CTX_set_verify(ctx, LibSsl.SSL_VERIFY_PEER, (nint)(delegate* unmanaged[Cdecl]<int, nint, int>)&AcceptAny);
+                // OpenSSL asks for the certificate, and refuses the handshake itself when a required one is missing; the
+                // session decides on a sent one during the handshake as SslStream does (VerifyClient), so a refusal reaches
+                // the client as OpenSSL's alert.
+                int mode = LibSsl.SSL_VERIFY_PEER
+                    | (_options.ClientCertificateMode == ClientCertificateMode.RequireCertificate ? LibSsl.SSL_VERIFY_FAIL_IF_NO_PEER_CERT : 0);
+                LibSsl.SSL_CTX_set_verify(ctx, mode, 0);
+                LibSsl.SSL_CTX_set_cert_verify_callback(ctx, (nint)(delegate* unmanaged[Cdecl]<nint, nint, int>)&VerifyClient, 0);
             }
 
             if (_alpn is not null)
@@ -245,9 +250,11 @@ internal sealed unsafe class OpenSslServerContext
         }
         catch (CryptographicException exception)
         {
+            // On Linux every key .NET loads from a file or a PFX exports, whatever its X509KeyStorageFlags: this is a key
+            // that holds no private half .NET can read (one kept by a hardware module or an OpenSSL provider).
             throw new InvalidOperationException(
-                $"The private key of the certificate '{certificate.Subject}' cannot be exported, which TlsServerOptions.Engine OpenSsl needs " +
-                $"(load it with X509KeyStorageFlags.Exportable, or choose TlsEngine.SslStream): {exception.Message}", exception);
+                $"The private key of the certificate '{certificate.Subject}' (thumbprint {certificate.Thumbprint}) cannot be exported, which " +
+                $"TlsServerOptions.Engine OpenSsl needs to hand it to OpenSSL; choose TlsEngine.SslStream for a key that stays in its store: {exception.Message}", exception);
         }
     }
 
@@ -355,8 +362,23 @@ internal sealed unsafe class OpenSslServerContext
         return wire;
     }
 
+    /// <summary>
+    /// Certificate verification, in place of OpenSSL's own: the session of the handshake decides on the client's
+    /// certificate. A refusal is recorded as X509_V_ERR_CERT_REJECTED, which OpenSSL answers with the bad_certificate alert.
+    /// </summary>
     [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
-    private static int AcceptAny(int preverifyOk, nint storeContext) => 1;
+    private static int VerifyClient(nint storeContext, nint arg)
+    {
+        nint ssl = LibSsl.X509_STORE_CTX_get_ex_data(storeContext, LibSsl.SSL_get_ex_data_X509_STORE_CTX_idx());
+        OpenSslSession? session = ssl == 0 ? null : OpenSslSession.FromSsl(ssl);
+        if (session is not null && session.VerifyClientCertificate(storeContext))
+        {
+            return 1;
+        }
+
+        LibSsl.X509_STORE_CTX_set_error(storeContext, LibSsl.X509_V_ERR_CERT_REJECTED);
+        return 0;
+    }
 
     /// <summary>
     /// ALPN: the first of the server's protocols (in its order) the client offers. None in common fails the handshake with

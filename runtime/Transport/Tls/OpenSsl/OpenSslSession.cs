@@ -41,6 +41,12 @@ internal sealed unsafe class OpenSslSession : IDisposable
     // What the selector threw during the SNI callback (the handshake fails with it).
     private Exception? _selectorFailure;
 
+    // The client certificate decided on during the handshake: accepted (kept until the connection takes it), or refused.
+    private X509Certificate2? _clientCertificate;
+    private bool _clientCertificateVerified;
+    private string? _refusedSubject;
+    private Exception? _validationFailure;
+
     public OpenSslSession(OpenSslServerContext context, TlsTransportStream records)
     {
         _context = context;
@@ -109,10 +115,18 @@ internal sealed unsafe class OpenSslSession : IDisposable
             }
 
             int error = LibSsl.SSL_get_error(_ssl.DangerousGetHandle(), result);
+            ulong firstError = LibSsl.ERR_peek_error();
             string detail = LibSsl.TakeErrors();
             if (_selectorFailure is { } failure)
             {
                 throw new AuthenticationException("The server certificate selector failed: " + failure.Message, failure);
+            }
+
+            if (ClientCertificateRejected || LibSsl.ERR_GET_REASON(firstError) == LibSsl.SSL_R_PEER_DID_NOT_RETURN_A_CERTIFICATE)
+            {
+                // Refused in the verification callback, or none sent where required: OpenSSL sent the alert.
+                ClientCertificateRejected = true;
+                throw ClientCertificateRefused();
             }
 
             if (UnknownServerName)
@@ -242,21 +256,56 @@ internal sealed unsafe class OpenSslSession : IDisposable
     }
 
     /// <summary>
-    /// Decides on the client certificate after the handshake, as the SslStream engine does during it: the chain built by
-    /// the system with the certificates the client sent, no revocation check, for client authentication; the endpoint's
-    /// callback, or no chain error. Returns the accepted certificate (null when none was sent and that is allowed).
+    /// The certificate verification callback's work, during the handshake: decides on the client's certificate (the leaf
+    /// of <paramref name="storeContext"/>, with the certificates it sent) as the SslStream engine does, so that a refusal
+    /// fails the handshake with OpenSSL's alert. Catches everything: nothing may unwind through OpenSSL's frames.
     /// </summary>
-    /// <exception cref="AuthenticationException">The certificate is missing where required, or refused.</exception>
+    public bool VerifyClientCertificate(nint storeContext)
+    {
+        X509Certificate2? certificate = null;
+        try
+        {
+            certificate = X509CertificateLoader.LoadCertificate(LibSsl.ExportX509(LibSsl.X509_STORE_CTX_get0_cert(storeContext)));
+            if (Accepts(certificate, LibSsl.X509_STORE_CTX_get0_untrusted(storeContext)))
+            {
+                _clientCertificate?.Dispose();
+                _clientCertificate = certificate;
+                _clientCertificateVerified = true;
+                return true;
+            }
+        }
+        catch (Exception exception)
+        {
+            _validationFailure = exception;
+        }
+
+        _refusedSubject = certificate?.Subject;
+        certificate?.Dispose();
+        ClientCertificateRejected = true;
+        return false;
+    }
+
+    /// <summary>
+    /// The client certificate once the handshake completed: the one accepted during it, or, when no verification ran (a
+    /// resumed session, or none sent where that is allowed), the session's peer certificate decided on now, the same way.
+    /// </summary>
+    /// <exception cref="AuthenticationException">A resumed session's certificate was refused.</exception>
     public X509Certificate2? ValidateClientCertificate()
     {
-        TlsServerOptions options = _context.Options;
-        if (options.ClientCertificateMode == ClientCertificateMode.NoCertificate)
+        if (_context.Options.ClientCertificateMode == ClientCertificateMode.NoCertificate)
         {
             return null;
         }
 
+        if (_clientCertificateVerified)
+        {
+            X509Certificate2? verified = _clientCertificate;
+            _clientCertificate = null;
+            return verified;
+        }
+
         X509Certificate2? certificate;
-        X509Certificate2Collection sent = [];
+        bool accepted;
         lock (_gate)
         {
             nint ssl = _ssl.DangerousGetHandle();
@@ -275,48 +324,68 @@ internal sealed unsafe class OpenSslSession : IDisposable
                 {
                     LibSsl.X509_free(peer);
                 }
-
-                // On a server the stack holds the certificates after the client's own.
-                nint stack = LibSsl.SSL_get_peer_cert_chain(ssl);
-                int count = stack == 0 ? 0 : LibSsl.OPENSSL_sk_num(stack);
-                for (int i = 0; i < count; i++)
-                {
-                    sent.Add(X509CertificateLoader.LoadCertificate(LibSsl.ExportX509(LibSsl.OPENSSL_sk_value(stack, i))));
-                }
             }
-        }
 
-        bool accepted;
-        if (certificate is null)
-        {
-            accepted = options.ClientCertificateMode == ClientCertificateMode.AllowCertificate;
-        }
-        else
-        {
-            using var chain = new X509Chain();
-            chain.ChainPolicy.RevocationMode = X509RevocationMode.NoCheck;
-            chain.ChainPolicy.ApplicationPolicy.Add(new System.Security.Cryptography.Oid("1.3.6.1.5.5.7.3.2"));
-            chain.ChainPolicy.ExtraStore.AddRange(sent);
-            SslPolicyErrors errors = chain.Build(certificate) ? SslPolicyErrors.None : SslPolicyErrors.RemoteCertificateChainErrors;
-            accepted = options.ClientCertificateValidation is { } validate ? validate(certificate, chain, errors) : errors == SslPolicyErrors.None;
-        }
-
-        foreach (X509Certificate2 extra in sent)
-        {
-            extra.Dispose();
+            // On a server the stack holds the certificates after the client's own.
+            accepted = Accepts(certificate, LibSsl.SSL_get_peer_cert_chain(ssl));
         }
 
         if (!accepted)
         {
             ClientCertificateRejected = true;
+            _refusedSubject = certificate?.Subject;
             certificate?.Dispose();
-            throw new AuthenticationException(certificate is null
-                ? "The client sent no certificate, and the endpoint requires one."
-                : $"The client certificate '{certificate.Subject}' was refused.");
+            throw ClientCertificateRefused();
         }
 
         return certificate;
     }
+
+    /// <summary>
+    /// The SslStream engine's decision: the chain built by the system with the certificates the client sent (the OpenSSL
+    /// <paramref name="sentStack"/>), no revocation check, for client authentication; then the endpoint's callback, or no
+    /// chain error. No certificate is accepted only where it is allowed.
+    /// </summary>
+    private bool Accepts(X509Certificate2? certificate, nint sentStack)
+    {
+        TlsServerOptions options = _context.Options;
+        if (certificate is null)
+        {
+            return options.ClientCertificateMode == ClientCertificateMode.AllowCertificate;
+        }
+
+        X509Certificate2Collection sent = [];
+        try
+        {
+            int count = sentStack == 0 ? 0 : LibSsl.OPENSSL_sk_num(sentStack);
+            for (int i = 0; i < count; i++)
+            {
+                sent.Add(X509CertificateLoader.LoadCertificate(LibSsl.ExportX509(LibSsl.OPENSSL_sk_value(sentStack, i))));
+            }
+
+            using var chain = new X509Chain();
+            chain.ChainPolicy.RevocationMode = X509RevocationMode.NoCheck;
+            chain.ChainPolicy.ApplicationPolicy.Add(new System.Security.Cryptography.Oid("1.3.6.1.5.5.7.3.2"));
+            chain.ChainPolicy.ExtraStore.AddRange(sent);
+            SslPolicyErrors errors = chain.Build(certificate) ? SslPolicyErrors.None : SslPolicyErrors.RemoteCertificateChainErrors;
+            return options.ClientCertificateValidation is { } validate ? validate(certificate, chain, errors) : errors == SslPolicyErrors.None;
+        }
+        finally
+        {
+            foreach (X509Certificate2 extra in sent)
+            {
+                extra.Dispose();
+            }
+        }
+    }
+
+    /// <summary>Why the client certificate was refused, for the handshake's failure.</summary>
+    private AuthenticationException ClientCertificateRefused() =>
+        _validationFailure is { } failure
+            ? new AuthenticationException("The client certificate validation failed: " + failure.Message, failure)
+            : _refusedSubject is null
+            ? new AuthenticationException("The client sent no certificate, and the endpoint requires one.")
+            : new AuthenticationException($"The client certificate '{_refusedSubject}' was refused.");
 
     /// <summary>The SNI callback's work: the selector's certificate for the host name, or none (false).</summary>
     public bool SelectCertificate(nint ssl)
@@ -361,6 +430,8 @@ internal sealed unsafe class OpenSslSession : IDisposable
 
             _ssl.Dispose();
             _self.Free();
+            _clientCertificate?.Dispose();
+            _clientCertificate = null;
         }
     }
 
