@@ -26,6 +26,10 @@ internal sealed class Http1Input : IDisposable
     private int _slot;
     private bool _readerTookWatch;
 
+    // The pending BeginReceive is a wait for data (nothing received yet); the last one was, and the next is its receive.
+    private bool _waiting;
+    private bool _waited;
+
     public Http1Input(TransportConnection transport, RequestAbortSignal abortSignal)
     {
         _transport = transport;
@@ -54,17 +58,20 @@ internal sealed class Http1Input : IDisposable
     public ValueTask<int> ReceiveAsync(CancellationToken cancellationToken = default)
     {
         ValueTask<int> receive = BeginReceive(cancellationToken);
-        if (receive.IsCompletedSuccessfully)
+        if (receive.IsCompletedSuccessfully && TryEndReceive(receive.Result, out int received))
         {
-            return new ValueTask<int>(EndReceive(receive.Result));
+            return new ValueTask<int>(received);
         }
 
-        return AwaitReceiveAsync(receive);
+        return AwaitReceiveAsync(receive, cancellationToken);
     }
 
     /// <summary>
-    /// Starts a receive into the tail block's free space; the caller awaits it and passes the count to
-    /// <see cref="EndReceive"/>. The connection loop uses this pair so that it awaits the transport directly.
+    /// Starts a receive into the tail block's free space, or, when nothing unread is buffered and the transport can, a wait
+    /// for data that holds no block (<see cref="TransportConnection.WaitForDataAsync"/>): an idle keep-alive connection then
+    /// costs no pool block. The caller awaits it and passes the result to <see cref="TryEndReceive"/>, which says false after
+    /// a wait: then it calls this again, and the receive normally completes at once. The connection loop uses this pair so
+    /// that it awaits the transport directly.
     /// </summary>
     public ValueTask<int> BeginReceive(CancellationToken cancellationToken)
     {
@@ -87,15 +94,21 @@ internal sealed class Http1Input : IDisposable
             return cancellationToken.CanBeCanceled ? TakeWatchAsync(cancellationToken) : _watch.Take();
         }
 
-        if (_chain.IsEmpty && _transport.CanWaitForData)
+        if (_waited)
         {
-            // Nothing unread: the block goes back to the pool while the peer is quiet (an idle keep-alive connection holds
-            // none), and one is taken again once bytes are at hand.
+            // A wait for data just ended: receive what it found.
+            _waited = false;
+        }
+        else if (_chain.IsEmpty && _transport.CanWaitForData)
+        {
+            // Nothing unread: the block goes back to the pool while the peer is quiet, and one is taken again once bytes
+            // are at hand.
             _chain.Dispose();
             ValueTask<int> wait = _transport.WaitForDataAsync(cancellationToken);
             if (!wait.IsCompletedSuccessfully)
             {
-                return ReceiveAfterWaitAsync(wait, cancellationToken);
+                _waiting = true;
+                return wait;
             }
         }
 
@@ -103,8 +116,26 @@ internal sealed class Http1Input : IDisposable
         return _transport.ReceiveAsync(free, cancellationToken);
     }
 
-    /// <summary>Commits the bytes a receive wrote into the tail block; 0 marks the peer as closed.</summary>
-    public int EndReceive(int received)
+    /// <summary>
+    /// Ends what <see cref="BeginReceive"/> started: false after a wait for data (call <see cref="BeginReceive"/> again);
+    /// otherwise commits the bytes the receive wrote into the tail block, 0 marking the peer as closed.
+    /// </summary>
+    public bool TryEndReceive(int result, out int received)
+    {
+        if (_waiting)
+        {
+            _waiting = false;
+            _waited = true;
+            Volatile.Write(ref _slot, SlotIdle);
+            received = 0;
+            return false;
+        }
+
+        received = EndReceive(result);
+        return true;
+    }
+
+    private int EndReceive(int received)
     {
         if (_readerTookWatch)
         {
@@ -203,27 +234,28 @@ internal sealed class Http1Input : IDisposable
     }
 
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    private async ValueTask<int> ReceiveAfterWaitAsync(ValueTask<int> wait, CancellationToken cancellationToken)
+    private async ValueTask<int> AwaitReceiveAsync(ValueTask<int> receive, CancellationToken cancellationToken)
     {
-        await wait.ConfigureAwait(false);
-        return await _transport.ReceiveAsync(_chain.GetWritableMemory(SlabMemoryPool.BlockSize / 2), cancellationToken).ConfigureAwait(false);
-    }
-
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
-    private async ValueTask<int> AwaitReceiveAsync(ValueTask<int> receive)
-    {
-        int received;
-        try
+        while (true)
         {
-            received = await receive.ConfigureAwait(false);
-        }
-        catch (ConnectionResetException)
-        {
-            _abortSignal.Abort();
-            throw;
-        }
+            int result;
+            try
+            {
+                result = await receive.ConfigureAwait(false);
+            }
+            catch (ConnectionResetException)
+            {
+                _abortSignal.Abort();
+                throw;
+            }
 
-        return EndReceive(received);
+            if (TryEndReceive(result, out int received))
+            {
+                return received;
+            }
+
+            receive = BeginReceive(cancellationToken);
+        }
     }
 
     public void Dispose() => _chain.Dispose();

@@ -80,7 +80,11 @@ internal sealed partial class HttpConnection
         {
             discarded += _input.Buffered;
             _input.Consume(_input.GetSequence().End);
-            int received = _input.EndReceive(await _input.BeginReceive(CancellationToken.None).ConfigureAwait(false));
+            int received;
+            while (!_input.TryEndReceive(await _input.BeginReceive(CancellationToken.None).ConfigureAwait(false), out received))
+            {
+            }
+
             if (received == 0)
             {
                 return;

@@ -373,7 +373,12 @@ internal sealed partial class HttpConnection : ServerConnection, IHttpContextOwn
                 return;
             }
 
-            int received = _input.EndReceive(await _input.BeginReceive(CancellationToken.None).ConfigureAwait(false));
+            int received;
+            while (!_input.TryEndReceive(await _input.BeginReceive(CancellationToken.None).ConfigureAwait(false), out received))
+            {
+                // A wait for data ended: the receive after it normally completes at once.
+            }
+
             _loopThread = 0;
             if (_status == Http1ConnectionStatus.WaitingForRequest)
             {
