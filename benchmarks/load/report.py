@@ -5,7 +5,9 @@
 
 Writes DIR/results.md (every section), DIR/md/SECTION.md and DIR/images/load-*.svg. With --publish, each generated
 block of docs/benchmarks.md (between `<!-- generated: NAME -->` and `<!-- end generated: NAME -->`) is replaced by the
-section of the same name and the charts are copied to docs/images/; the text outside the blocks is kept as it is.
+section of the same name and the charts are copied to docs/images/; the text outside the blocks is kept as it is. The
+blocks a whole run sums up (run, servers, targets) are published only by a run of every section and server (no
+`--sections` or `--servers`).
 Every table is headed by the run's command, commit and machine.
 
 Medians are taken over rounds. A ratio between two servers is the median of the per-round ratios (rounds interleave
@@ -613,9 +615,18 @@ SECTIONS = [
 ]
 
 
-def publish(fragments, images):
+# Blocks every section of a run feeds: a run of some sections or some servers would replace them with its part only.
+SHARED = ("run", "servers", "targets")
+
+
+def publish(fragments, images, meta):
     text = DOCS.read_text()
+    command = meta.get("command", "")
+    partial = "--sections" in command or "--servers" in command
     for name, lines in fragments.items():
+        if partial and name in SHARED:
+            print(f"section {name} not published: it sums up a whole run, and this one ran part of it", file=sys.stderr)
+            continue
         begin, end = f"<!-- generated: {name} -->", f"<!-- end generated: {name} -->"
         if begin not in text or end not in text:
             print(f"docs/benchmarks.md has no block {begin}: section {name} not published", file=sys.stderr)
@@ -650,7 +661,7 @@ def main(argv):
     (directory / "results.md").write_text("\n".join(f"## {name}\n\n" + "\n".join(lines) for name, lines in fragments.items()).replace("](load-", "](images/load-"))
     print(f"Results: {directory / 'results.md'}")
     if "--publish" in argv:
-        publish(fragments, images)
+        publish(fragments, images, meta)
 
 
 if __name__ == "__main__":
