@@ -11,5 +11,5 @@ need_tools() {
   local sudo=""
   [ "$(id -u)" = 0 ] || sudo=sudo
   echo "installing ${missing[*]} (apt-get)" >&2
-  $sudo apt-get update -qq && $sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 }

@@ -59,7 +59,7 @@ gcc -O2 -Wall -Wextra -Werror -pthread -o artifacts/load/c-epoll benchmarks/Peer
 if [ ! -f /usr/include/liburing.h ]; then
   echo "installing liburing-dev (apt-get)" >&2
   sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-  $sudo apt-get update -qq && $sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liburing-dev >/dev/null
+  $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liburing-dev >/dev/null
 fi
 gcc -O2 -Wall -Wextra -Werror -pthread -o artifacts/load/c-uring benchmarks/Peers/CUring/c-uring.c -luring
 gcc -O2 -Wall -Wextra -Werror -pthread -o artifacts/load/loadgen benchmarks/load/loadgen.c -lm
