@@ -17,7 +17,7 @@ namespace Falconet.Samples.Plaintext;
 /// <summary>Runs the TechEmpower sample until Ctrl+C (SIGINT) or SIGTERM, then stops gracefully.</summary>
 internal static class Program
 {
-    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv|iouring] [--scheduling threadpool|iothreads] [--batch-scheduling auto|on|off] [--libuv-distribution reuseport|handoff] [--iouring-sqpoll] [--max-connections N] [--io-threads N] [--stats] [--protocols http1|http2|http1and2] [--h2c-port N]"
+    private const string Usage = "Usage: Falconet.Samples.Plaintext [--port N] [--transport sockets|libuv|iouring] [--scheduling threadpool|iothreads] [--batch-scheduling auto|on|off] [--libuv-distribution reuseport|handoff] [--iouring-sqpoll] [--iouring-batch-wait MICROSECONDS] [--max-connections N] [--io-threads N] [--stats] [--protocols http1|http2|http1and2] [--h2c-port N]"
         + " [--https-port N (--https-cert cert.pem --https-key key.pem | --https-pfx file.pfx [--https-password P])]"
         + " [--unix-socket PATH] [--proxy-protocol [--trusted-proxy CIDR]...] [--reuseport] [--drain-delay SECONDS] [--drain-idle-timeout SECONDS] [--shutdown-timeout SECONDS]";
 
@@ -113,10 +113,10 @@ internal static class Program
         try
         {
             owned = arguments.Distribution is { } distribution ? CreateLibuv(distribution, arguments.Scheduling, options)
-                : arguments.SubmissionPolling ? CreateIoUringWithPolling(arguments.Scheduling, options)
+                : arguments.SubmissionPolling || arguments.BatchedTurnWait is not null ? CreateIoUring(arguments, options)
                 : null;
         }
-        catch (Exception exception) when (exception is DllNotFoundException or NotSupportedException)
+        catch (Exception exception) when (exception is DllNotFoundException or NotSupportedException or ArgumentException)
         {
             await Console.Error.WriteLineAsync(exception.Message).ConfigureAwait(false);
             return 1;
@@ -188,12 +188,13 @@ internal static class Program
 
         return 0;
 
-        static IoUringTransportFactory CreateIoUringWithPolling(IoScheduling? scheduling, FalconetServerOptions options) => new(new IoUringTransportOptions
+        static IoUringTransportFactory CreateIoUring(SampleArguments arguments, FalconetServerOptions options) => new(new IoUringTransportOptions
         {
             LoopCount = options.IoThreadCount,
             ReusePort = options.ReusePort,
-            SubmissionPolling = true,
-            Scheduling = scheduling ?? IoScheduling.IoThreads,
+            SubmissionPolling = arguments.SubmissionPolling,
+            BatchedTurnWait = arguments.BatchedTurnWait ?? TimeSpan.Zero,
+            Scheduling = arguments.Scheduling ?? IoScheduling.IoThreads,
         });
 
         static string TransportName(ITransportFactory? transport) => transport switch

@@ -9,7 +9,7 @@ namespace Falconet.Samples.Plaintext;
 
 /// <summary>
 /// The sample's command line: --port N (default 8080), --transport sockets|libuv|iouring, --scheduling threadpool|iothreads,
-/// --batch-scheduling auto|on|off, --libuv-distribution reuseport|handoff, --iouring-sqpoll, --max-connections N, --stats, --protocols http1|http2|http1and2,
+/// --batch-scheduling auto|on|off, --libuv-distribution reuseport|handoff, --iouring-sqpoll, --iouring-batch-wait MICROSECONDS, --max-connections N, --stats, --protocols http1|http2|http1and2,
 /// and HTTPS with --https-port N plus either --https-cert FILE --https-key FILE (PEM) or --https-pfx FILE [--https-password P]
 /// [--tls-engine sslstream|openssl];
 /// deployment: --unix-socket PATH, --proxy-protocol [--trusted-proxy CIDR]..., --reuseport, --drain-delay SECONDS,
@@ -33,6 +33,9 @@ internal sealed class SampleArguments
 
     /// <summary>io_uring with a kernel thread polling each submission queue (IORING_SETUP_SQPOLL).</summary>
     public bool SubmissionPolling { get; private set; }
+
+    /// <summary>--iouring-batch-wait MICROSECONDS: io_uring's batched turns (<c>IoUringTransportOptions.BatchedTurnWait</c>).</summary>
+    public TimeSpan? BatchedTurnWait { get; private set; }
 
     public bool Stats { get; private set; }
 
@@ -208,6 +211,16 @@ internal sealed class SampleArguments
                     break;
                 case "--iouring-sqpoll":
                     result.SubmissionPolling = true;
+                    result.Transport = TransportKind.IoUring;
+                    break;
+                case "--iouring-batch-wait":
+                    if (i + 1 >= args.Length || !int.TryParse(args[++i], NumberStyles.None, CultureInfo.InvariantCulture, out int wait) || wait < 1 || wait > 10_000)
+                    {
+                        error = "--iouring-batch-wait needs a number of microseconds from 1 to 10000.";
+                        return false;
+                    }
+
+                    result.BatchedTurnWait = TimeSpan.FromMicroseconds(wait);
                     result.Transport = TransportKind.IoUring;
                     break;
                 case "--stats":

@@ -57,6 +57,12 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
     private int _eventFd = -1;
     private ulong* _wakeValue;
     private int _wakeRequested;
+    /// <summary><see cref="IoUringTransportOptions.BatchedTurnWait"/> in microseconds; 0: off.</summary>
+    private readonly uint _batchedTurnWait;
+
+    /// <summary>The most completions a batched turn waits for.</summary>
+    private const uint MaxBatch = 256;
+
     private bool _wakeArmed;
     private bool _wakeCancelled;
     private volatile bool _closedForPosts;
@@ -75,6 +81,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
         LingeringSendCheckInterval = options.LingeringSendCheckInterval;
         _sqPollIdle = (uint)options.SubmissionPollingIdle.TotalMilliseconds;
         SendsAtOnce = !options.SubmissionPolling;
+        _batchedTurnWait = (uint)(options.BatchedTurnWait.Ticks / TimeSpan.TicksPerMicrosecond);
         Staging = new IoUringSendStaging(Pool);
 
         // The ring is made on the loop thread: a single-issuer ring belongs to the thread that created it.
@@ -104,6 +111,9 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
 
     /// <summary>Turns of the loop that entered the kernel (diagnostics: submissions per call).</summary>
     public long Enters;
+
+    /// <summary>Of <see cref="Enters"/>, the waits of batched turns (<see cref="IoUringTransportOptions.BatchedTurnWait"/>; diagnostics and tests).</summary>
+    public long BatchedWaits;
 
     protected override void Wake()
     {
@@ -233,6 +243,12 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
             _wakeValue = (ulong*)NativeMemory.AllocZeroed(sizeof(ulong));
             ReceiveBuffers = new IoUringReceiveBuffers(_ring);
 
+            if (_batchedTurnWait != 0 && (_ring.Features & FeatureMinTimeout) == 0)
+            {
+                throw new NotSupportedException(
+                    $"IoUringTransportOptions.BatchedTurnWait needs io_uring_enter's min_wait_usec (IORING_FEAT_MIN_TIMEOUT, Linux 6.12); this kernel ({IoUringSupport.Current.Kernel}) has none. Leave BatchedTurnWait at zero.");
+            }
+
             Register(this);
             ArmWake();
         }
@@ -264,7 +280,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
         IoUringRing ring = _ring!;
         while (true)
         {
-            ReapCompletions(ring);
+            uint reaped = ReapCompletions(ring);
             RunQueued();
             if (_stopping && _registered == 1)
             {
@@ -284,7 +300,18 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
             ReceiveBuffers.ResumeWaiters();
             uint waitFor = ring.HasCompletions || HasQueuedWork ? 0u : 1u;
             Enters++;
-            int result = ring.SubmitAndWait(waitFor);
+            int result;
+            if (waitFor != 0 && reaped > 1 && _batchedTurnWait != 0)
+            {
+                // A busy turn: the next one waits for about as many completions, or for the batch wait once one is ready.
+                BatchedWaits++;
+                result = ring.SubmitAndWaitBatch(Math.Min(reaped, MaxBatch), _batchedTurnWait);
+            }
+            else
+            {
+                result = ring.SubmitAndWait(waitFor);
+            }
+
             if (result < 0 && result != -EINTR && result != -EAGAIN && result != -EBUSY && result != -ETIME)
             {
                 throw new IoUringException("io_uring_enter", -result);
@@ -292,10 +319,13 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
         }
     }
 
-    private void ReapCompletions(IoUringRing ring)
+    /// <summary>Hands every ready completion to its owner; returns how many.</summary>
+    private uint ReapCompletions(IoUringRing ring)
     {
+        uint reaped = 0;
         while (ring.TryTakeCompletion(out Cqe completion))
         {
+            reaped++;
             int slot = (int)(completion.UserData >> 8);
             IIoUringOperations? target = (uint)slot < (uint)_targets.Length ? _targets[slot] : null;
             if (target is null)
@@ -313,6 +343,8 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
                 IoUringLog.CallbackFailed(Logger, Index, exception);
             }
         }
+
+        return reaped;
     }
 
     private void ArmWake()

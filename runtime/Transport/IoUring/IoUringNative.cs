@@ -35,11 +35,13 @@ internal static unsafe partial class IoUringNative
     public const uint FeatureNoDrop = 1u << 1;
     public const uint FeatureFastPoll = 1u << 5;
     public const uint FeatureExtArg = 1u << 8;
+    public const uint FeatureMinTimeout = 1u << 15;
 
     // io_uring_enter flags.
     public const uint EnterGetEvents = 1u << 0;
     public const uint EnterSqWakeup = 1u << 1;
     public const uint EnterSqWait = 1u << 2;
+    public const uint EnterExtArg = 1u << 3;
 
     // sq_ring->flags.
     public const uint SqNeedWakeup = 1u << 0;
@@ -230,6 +232,20 @@ internal static unsafe partial class IoUringNative
         public ulong Reserved2;
     }
 
+    /// <summary>
+    /// <c>struct io_uring_getevents_arg</c> (24 bytes): no signal mask and no timeout here; <see cref="MinWaitMicroseconds"/>
+    /// (Linux 6.12, <c>IORING_FEAT_MIN_TIMEOUT</c>) lets a wait for several completions return once that long has passed with at
+    /// least one ready.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct GetEventsArgument
+    {
+        public ulong SignalMask;
+        public uint SignalMaskSize;
+        public uint MinWaitMicroseconds;
+        public ulong Timeout;
+    }
+
     /// <summary><c>struct __kernel_timespec</c>.</summary>
     [StructLayout(LayoutKind.Sequential)]
     public struct KernelTimespec
@@ -275,6 +291,13 @@ internal static unsafe partial class IoUringNative
     public static int Enter(int fd, uint toSubmit, uint minComplete, uint flags)
     {
         int result = SyscallEnter(SysIoUringEnter, fd, toSubmit, minComplete, flags, null, 0);
+        return result >= 0 ? result : -Marshal.GetLastPInvokeError();
+    }
+
+    /// <summary><c>io_uring_enter</c> with <c>IORING_ENTER_EXT_ARG</c>: submissions consumed, or a negated errno.</summary>
+    public static int Enter(int fd, uint toSubmit, uint minComplete, uint flags, GetEventsArgument* argument)
+    {
+        int result = SyscallEnter(SysIoUringEnter, fd, toSubmit, minComplete, flags | EnterExtArg, argument, (nuint)sizeof(GetEventsArgument));
         return result >= 0 ? result : -Marshal.GetLastPInvokeError();
     }
 

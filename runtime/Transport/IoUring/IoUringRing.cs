@@ -191,6 +191,20 @@ internal sealed unsafe class IoUringRing : IDisposable
         return result < 0 ? result : 0;
     }
 
+    /// <summary>
+    /// Publishes the queued submissions and waits for <paramref name="waitFor"/> completions, or for
+    /// <paramref name="minWaitMicroseconds"/> once at least one is ready, whichever comes first (<c>min_wait_usec</c>, Linux 6.12;
+    /// not with submission polling): 0 or a negated errno.
+    /// </summary>
+    public int SubmitAndWaitBatch(uint waitFor, uint minWaitMicroseconds)
+    {
+        uint toSubmit = Publish();
+        GetEventsArgument argument = default;
+        argument.MinWaitMicroseconds = minWaitMicroseconds;
+        int result = Enter(_fd, toSubmit, waitFor, EnterGetEvents, &argument);
+        return result < 0 ? result : 0;
+    }
+
     /// <summary>True when a completion is ready to be read.</summary>
     public bool HasCompletions => *_cqHead != Volatile.Read(ref *_cqTail);
 

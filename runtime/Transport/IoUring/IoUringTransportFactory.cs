@@ -45,6 +45,16 @@ public sealed class IoUringTransportFactory : ITransportFactory, IAsyncDisposabl
             throw new ArgumentOutOfRangeException(nameof(options), Options.SubmissionPollingIdle, "SubmissionPollingIdle is out of range.");
         }
 
+        if (Options.BatchedTurnWait < TimeSpan.Zero || Options.BatchedTurnWait > MaxBatchedTurnWait)
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), Options.BatchedTurnWait, "BatchedTurnWait must be between 0 and 10 ms.");
+        }
+
+        if (Options.BatchedTurnWait > TimeSpan.Zero && Options.SubmissionPolling)
+        {
+            throw new ArgumentException("BatchedTurnWait and SubmissionPolling cannot be combined: with submission polling the kernel's thread runs the turns.", nameof(options));
+        }
+
         IoUringSupport support = IoUringSupport.Current;
         if (support.UnavailableReason is { } reason)
         {
@@ -75,6 +85,9 @@ public sealed class IoUringTransportFactory : ITransportFactory, IAsyncDisposabl
 
         IoUringLog.Started(logger, Kernel, _loops.Length, _loops[0].RingFlags);
     }
+
+    /// <summary>The largest <see cref="IoUringTransportOptions.BatchedTurnWait"/>.</summary>
+    internal static readonly TimeSpan MaxBatchedTurnWait = TimeSpan.FromMilliseconds(10);
 
     /// <summary>The settings the factory was created with.</summary>
     public IoUringTransportOptions Options { get; }

@@ -164,6 +164,21 @@ public sealed class PlaintextSampleTests
     }
 
     [Fact]
+    public void The_batch_wait_selects_io_uring_with_batched_turns_and_refuses_what_it_cannot_honour()
+    {
+        SampleArguments.TryParse(["--iouring-batch-wait", "150"], out SampleArguments? parsed, out _).ShouldBeTrue();
+        parsed.Transport.ShouldBe(TransportKind.IoUring);
+        parsed.BatchedTurnWait.ShouldBe(TimeSpan.FromMicroseconds(150));
+        SampleArguments.TryParse(["--port", "1"], out SampleArguments? defaults, out _).ShouldBeTrue();
+        defaults.BatchedTurnWait.ShouldBeNull();
+        foreach (string bad in new[] { "0", "10001", "-5", "soon" })
+        {
+            SampleArguments.TryParse(["--iouring-batch-wait", bad], out _, out string? error).ShouldBeFalse();
+            error.ShouldBe("--iouring-batch-wait needs a number of microseconds from 1 to 10000.");
+        }
+    }
+
+    [Fact]
     public void An_unknown_transport_is_refused_with_the_three_names()
     {
         SampleArguments.TryParse(["--transport", "epoll"], out _, out string? error).ShouldBeFalse();

@@ -340,5 +340,72 @@ public sealed class IoUringTransportTests : LoopTransportTests
         Should.Throw<ArgumentOutOfRangeException>(() => new IoUringTransportFactory(new IoUringTransportOptions { Backlog = 0 }));
         Should.Throw<ArgumentOutOfRangeException>(() => new IoUringTransportFactory(new IoUringTransportOptions { Scheduling = (IoScheduling)7 }));
         Should.Throw<ArgumentOutOfRangeException>(() => new IoUringTransportFactory(new IoUringTransportOptions { SubmissionPollingIdle = TimeSpan.FromSeconds(-1) }));
+        Should.Throw<ArgumentOutOfRangeException>(() => new IoUringTransportFactory(new IoUringTransportOptions { BatchedTurnWait = TimeSpan.FromMicroseconds(-1) }))
+            .Message.ShouldContain("BatchedTurnWait");
+        Should.Throw<ArgumentOutOfRangeException>(() => new IoUringTransportFactory(new IoUringTransportOptions { BatchedTurnWait = TimeSpan.FromMilliseconds(11) }))
+            .Message.ShouldContain("BatchedTurnWait");
+        Should.Throw<ArgumentException>(() => new IoUringTransportFactory(new IoUringTransportOptions { BatchedTurnWait = TimeSpan.FromMicroseconds(100), SubmissionPolling = true }))
+            .Message.ShouldContain("BatchedTurnWait");
+    }
+
+    [Fact(Timeout = Timeout)]
+    public async Task With_batched_turns_busy_turns_wait_for_a_batch_and_every_connection_still_echoes_in_order()
+    {
+        var factory = new IoUringTransportFactory(new IoUringTransportOptions
+        {
+            LoopCount = 1,
+            TrackLeaks = true,
+            BatchedTurnWait = TimeSpan.FromMicroseconds(200),
+        });
+        await using TransportHarness harness = await TransportHarness.StartAsync(factory);
+
+        // Many connections in lock-step round trips: turns that reap several completions, so the batched wait runs.
+        const int Connections = 16;
+        const int RoundTrips = 100;
+        var clients = new List<Task>();
+        var echoes = new List<Task>();
+        for (int c = 0; c < Connections; c++)
+        {
+            (Socket client, TransportConnection server) = await harness.ConnectAsync();
+            echoes.Add(TransportHarness.EchoAsync(server));
+            int connection = c;
+            clients.Add(Task.Run(async () =>
+            {
+                using (client)
+                {
+                    for (int i = 0; i < RoundTrips; i++)
+                    {
+                        byte[] payload = BitConverter.GetBytes((connection * RoundTrips) + i);
+                        await TransportHarness.SendAllAsync(client, payload);
+                        byte[] echoed = new byte[payload.Length];
+                        await TransportHarness.ReceiveExactlyAsync(client, echoed).WaitAsync(Step);
+                        echoed.ShouldBe(payload);
+                    }
+
+                    client.Shutdown(SocketShutdown.Send);
+                }
+            }));
+        }
+
+        await Task.WhenAll(clients).WaitAsync(Step * 4);
+        await Task.WhenAll(echoes).WaitAsync(Step);
+        factory.Loops[0].BatchedWaits.ShouldBeGreaterThan(0, "busy turns must have waited for a batch");
+
+        // A lone connection after the burst: a turn of one completion waits as usual, so each pause ends with its answer.
+        (Socket lone, TransportConnection loneServer) = await harness.ConnectAsync();
+        Task loneEcho = TransportHarness.EchoAsync(loneServer);
+        for (int i = 0; i < 5; i++)
+        {
+            byte[] payload = BitConverter.GetBytes(i);
+            await TransportHarness.SendAllAsync(lone, payload);
+            byte[] echoed = new byte[payload.Length];
+            await TransportHarness.ReceiveExactlyAsync(lone, echoed).WaitAsync(Step);
+            echoed.ShouldBe(payload);
+            await Task.Delay(20);
+        }
+
+        lone.Shutdown(SocketShutdown.Send);
+        await loneEcho.WaitAsync(Step);
+        lone.Dispose();
     }
 }
