@@ -340,6 +340,7 @@ public partial class FalconetServer : IAsyncDisposable
         _listeners.Add(listener);
         _listeningOn.Add(file?.EndPoint ?? listener.EndPoint);
         _listeningUrls.Add(FormatUrl(_listeningOn[^1], tls is not null));
+        (factory as TlsTransportFactory)?.LogEngine(_listeningUrls[^1]);
         if (file is not null)
         {
             _unixSocketFiles.Add(file);
