@@ -66,6 +66,7 @@ public class TlsAutoEngineTests : ServerTests
             options.HttpsEndpoints.Add(new HttpsEndpoint(new IPEndPoint(IPAddress.Loopback, 0), TestCertificates.Server));
         });
         host.Server.Options.HttpsEndpoints.ShouldAllBe(endpoint => endpoint.Tls.Engine == TlsEngine.Auto);
+        host.Server.HttpsEngines.ShouldBe([TlsEngine.OpenSsl, TlsEngine.OpenSsl]);
 
         foreach (IPEndPoint endpoint in host.Server.BoundHttpsEndpoints)
         {
@@ -152,6 +153,7 @@ public class TlsAutoEngineTests : ServerTests
         using RawClient client = host.Connect();
 
         (await GetAsync(client)).ShouldBe("SslStream HTTP/1.1");
+        host.Server.HttpsEngines.ShouldBe([TlsEngine.SslStream]);
         logs.Entries.Where(entry => entry.EventId == EngineFellBack).ShouldHaveSingleItem().Message
             .ShouldBe($"HTTPS on https://{host.EndPoint}: TLS engine SslStream (auto), not OpenSsl: libssl.so.3 cannot be loaded (the test says so)");
     }
@@ -180,6 +182,7 @@ public class TlsAutoEngineTests : ServerTests
         using RawClient client = host.Connect();
 
         (await GetAsync(client)).ShouldBe($"{engine} HTTP/1.1");
+        host.Server.HttpsEngines.ShouldBe([engine]);
         logs.Entries.Where(entry => entry.EventId == EngineChosen).ShouldHaveSingleItem().Message
             .ShouldBe($"HTTPS on https://{host.EndPoint}: TLS engine {engine} (TlsServerOptions.Engine)");
     }
