@@ -13,7 +13,7 @@ namespace Falconet.Benchmarks.PayloadServer;
 /// same server, so that the load harness's HTTPS section (benchmarks/load/harness.py, tls) measures TLS against plain TCP on the same transport.
 /// </summary>
 /// <remarks>
-/// Usage: --port N --https-port N --https-cert cert.pem --https-key key.pem [--transport sockets|libuv|iouring] [--batch-scheduling auto|on|off] [--tls-engine sslstream|openssl]. Runs until SIGTERM
+/// Usage: --port N --https-port N --https-cert cert.pem --https-key key.pem [--transport sockets|libuv|iouring] [--batch-scheduling auto|on|off] [--tls-engine auto|openssl|sslstream]. Runs until SIGTERM
 /// or SIGINT, then prints the requests served and the bytes allocated per request.
 /// </remarks>
 internal static class Program
@@ -34,7 +34,7 @@ internal static class Program
         if (Option("--port") is not { } port || Option("--https-port") is not { } httpsPort
             || Option("--https-cert") is not { } certificate || Option("--https-key") is not { } key)
         {
-            await Console.Error.WriteLineAsync("Usage: --port N --https-port N --https-cert cert.pem --https-key key.pem [--transport sockets|libuv|iouring] [--batch-scheduling auto|on|off] [--tls-engine sslstream|openssl]").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync("Usage: --port N --https-port N --https-cert cert.pem --https-key key.pem [--transport sockets|libuv|iouring] [--batch-scheduling auto|on|off] [--tls-engine auto|openssl|sslstream]").ConfigureAwait(false);
             return 2;
         }
 
@@ -59,9 +59,10 @@ internal static class Program
         TlsServerOptions tls = TlsServerOptions.FromPemFiles(certificate, key);
         tls.Engine = Option("--tls-engine")?.ToLowerInvariant() switch
         {
+            "auto" or null => TlsEngine.Auto,
             "openssl" => TlsEngine.OpenSsl,
-            "sslstream" or null => TlsEngine.SslStream,
-            string other => throw new ArgumentException($"--tls-engine {other}: expected sslstream or openssl."),
+            "sslstream" => TlsEngine.SslStream,
+            string other => throw new ArgumentException($"--tls-engine {other}: expected auto, openssl or sslstream."),
         };
         options.HttpsEndpoints.Add(new HttpsEndpoint(new IPEndPoint(IPAddress.Loopback, int.Parse(httpsPort, CultureInfo.InvariantCulture)), tls));
 
@@ -74,7 +75,7 @@ internal static class Program
 
         await using var server = new FalconetServer(options, context => Serve(context, payload));
         await server.StartAsync().ConfigureAwait(false);
-        Console.WriteLine($"Payload server on http://{server.BoundEndpoints[0]} and https://{server.BoundHttpsEndpoints[0]} ({options.Transport}, TLS engine {tls.Engine})");
+        Console.WriteLine($"Payload server on http://{server.BoundEndpoints[0]} and https://{server.BoundHttpsEndpoints[0]} ({options.Transport}, TLS engine {server.HttpsEngines[0]}, from {tls.Engine})");
 
         long allocatedAtStart = GC.GetTotalAllocatedBytes(precise: true);
         await stop.Task.ConfigureAwait(false);

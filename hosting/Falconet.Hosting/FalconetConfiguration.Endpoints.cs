@@ -369,7 +369,7 @@ public static partial class FalconetConfiguration
         return null;
     }
 
-    /// <summary>"TlsEngine": SslStream or OpenSsl (TlsServerOptions.Engine).</summary>
+    /// <summary>"TlsEngine": Auto, OpenSsl or SslStream (TlsServerOptions.Engine; Auto when left out).</summary>
     private static TlsEngine? ReadTlsEngine(IConfigurationSection setting, List<string> errors)
     {
         if (Enum.TryParse(setting.Value, ignoreCase: true, out TlsEngine engine) && Enum.IsDefined(engine) && !int.TryParse(setting.Value, out _))
@@ -377,7 +377,7 @@ public static partial class FalconetConfiguration
             return engine;
         }
 
-        errors.Add($"{setting.Path}: '{setting.Value}' is not a TLS engine: use SslStream or OpenSsl.");
+        errors.Add($"{setting.Path}: '{setting.Value}' is not a TLS engine: use Auto, OpenSsl or SslStream.");
         return null;
     }
 

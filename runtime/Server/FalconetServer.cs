@@ -57,6 +57,7 @@ public partial class FalconetServer : IAsyncDisposable
     private readonly List<Task> _acceptLoops = new();
     private readonly List<IPEndPoint> _boundEndpoints = new();
     private readonly List<IPEndPoint> _boundHttpsEndpoints = new();
+    private readonly List<TlsEngine> _httpsEngines = new();
     private readonly List<EndPoint> _listeningOn = new();
     private readonly List<string> _listeningUrls = new();
     private readonly List<UnixSocketFile> _unixSocketFiles = new();
@@ -107,6 +108,13 @@ public partial class FalconetServer : IAsyncDisposable
 
     /// <summary>The TCP endpoints of HTTPS actually bound (port 0 resolved), in the order of <see cref="FalconetServerOptions.HttpsEndpoints"/>.</summary>
     public IReadOnlyList<IPEndPoint> BoundHttpsEndpoints => _boundHttpsEndpoints;
+
+    /// <summary>
+    /// The TLS engine each HTTPS endpoint runs, in the order of <see cref="FalconetServerOptions.HttpsEndpoints"/>:
+    /// <see cref="TlsEngine.SslStream"/> or <see cref="TlsEngine.OpenSsl"/>, <see cref="TlsEngine.Auto"/> resolved at start
+    /// (<see cref="TlsServerOptions.Engine"/>).
+    /// </summary>
+    public IReadOnlyList<TlsEngine> HttpsEngines => _httpsEngines;
 
     /// <summary>Every endpoint the server listens on, plain ones first, then HTTPS, each in the order of its list: an <see cref="IPEndPoint"/> (port 0 resolved) or a <see cref="System.Net.Sockets.UnixDomainSocketEndPoint"/>.</summary>
     public IReadOnlyList<EndPoint> ListeningOn => _listeningOn;
@@ -340,6 +348,11 @@ public partial class FalconetServer : IAsyncDisposable
         _listeners.Add(listener);
         _listeningOn.Add(file?.EndPoint ?? listener.EndPoint);
         _listeningUrls.Add(FormatUrl(_listeningOn[^1], tls is not null));
+        if (factory is TlsTransportFactory secured)
+        {
+            secured.LogEngine(_listeningUrls[^1]);
+            _httpsEngines.Add(secured.Settings.Engine);
+        }
         if (file is not null)
         {
             _unixSocketFiles.Add(file);

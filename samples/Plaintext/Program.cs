@@ -147,9 +147,9 @@ internal static class Program
 
         SystemdNotify.Send("READY=1");
         Console.WriteLine($"Falconet listening on {Url(server.ListeningOn[0])} (/plaintext, /json, /health) with the {TransportName(server.Transport)} transport, at most {server.MaxConnections} connections; press Ctrl+C to stop");
-        foreach (IPEndPoint https in server.BoundHttpsEndpoints)
+        for (int i = 0; i < server.BoundHttpsEndpoints.Count; i++)
         {
-            Console.WriteLine($"Falconet listening on https://{https} (/plaintext, /json)");
+            Console.WriteLine($"Falconet listening on https://{server.BoundHttpsEndpoints[i]} (/plaintext, /json) with the {server.HttpsEngines[i]} TLS engine");
         }
 
         for (int i = 1; i < server.ListeningOn.Count - server.BoundHttpsEndpoints.Count; i++)

@@ -11,7 +11,7 @@ namespace Falconet.Samples.Plaintext;
 /// The sample's command line: --port N (default 8080), --transport sockets|libuv|iouring, --scheduling threadpool|iothreads,
 /// --batch-scheduling auto|on|off, --libuv-distribution reuseport|handoff, --iouring-sqpoll, --iouring-batch-wait MICROSECONDS, --max-connections N, --stats, --protocols http1|http2|http1and2,
 /// and HTTPS with --https-port N plus either --https-cert FILE --https-key FILE (PEM) or --https-pfx FILE [--https-password P]
-/// [--tls-engine sslstream|openssl];
+/// [--tls-engine auto|openssl|sslstream];
 /// deployment: --unix-socket PATH, --proxy-protocol [--trusted-proxy CIDR]..., --reuseport, --drain-delay SECONDS,
 /// --drain-idle-timeout SECONDS, --shutdown-timeout SECONDS; an option left out takes the server's default.
 /// </summary>
@@ -23,8 +23,8 @@ internal sealed class SampleArguments
 
     public IoScheduling? Scheduling { get; private set; }
 
-    /// <summary>--tls-engine sslstream|openssl: <see cref="TlsServerOptions.Engine"/>.</summary>
-    public TlsEngine TlsEngine { get; private set; }
+    /// <summary>--tls-engine auto|openssl|sslstream: <see cref="TlsServerOptions.Engine"/> (default auto).</summary>
+    public TlsEngine TlsEngine { get; private set; } = TlsEngine.Auto;
 
     /// <summary>--batch-scheduling auto|on|off: <see cref="FalconetServerOptions.BatchScheduling"/>.</summary>
     public BatchScheduling BatchScheduling { get; private set; }
@@ -163,13 +163,14 @@ internal sealed class SampleArguments
                 case "--tls-engine":
                     TlsEngine? engine = (i + 1 < args.Length ? args[++i] : null)?.ToLowerInvariant() switch
                     {
+                        "auto" => TlsEngine.Auto,
                         "sslstream" => TlsEngine.SslStream,
                         "openssl" => TlsEngine.OpenSsl,
                         _ => null,
                     };
                     if (engine is not { } chosenEngine)
                     {
-                        error = "--tls-engine is 'sslstream' or 'openssl' (default: sslstream).";
+                        error = "--tls-engine is 'auto', 'openssl' or 'sslstream' (default: auto, the OpenSSL engine where it can run).";
                         return false;
                     }
 

@@ -68,7 +68,7 @@ public sealed class ConfigurationTests : IDisposable
         { "Falconet:EndpointDefaults:Protocols", "Http3", "Falconet:EndpointDefaults:Protocols is 'Http3'" },
         { "Falconet:Endpoints:Secure:ClientCertificateMode", "DelayCertificate", "does not renegotiate" },
         { "Falconet:Endpoints:Secure:SslProtocols", "Tls14", "'Tls14' is not a TLS version" },
-        { "Falconet:Endpoints:Secure:TlsEngine", "BoringSsl", "Falconet:Endpoints:Secure:TlsEngine: 'BoringSsl' is not a TLS engine: use SslStream or OpenSsl." },
+        { "Falconet:Endpoints:Secure:TlsEngine", "BoringSsl", "Falconet:Endpoints:Secure:TlsEngine: 'BoringSsl' is not a TLS engine: use Auto, OpenSsl or SslStream." },
         { "Falconet:EndpointDefaults:TlsEngine", "1", "Falconet:EndpointDefaults:TlsEngine: '1' is not a TLS engine" },
         { "Falconet:Endpoints:Secure:Certificate:Path", "/nonexistent/cert.pfx", "Falconet:Endpoints:Secure:Certificate: The certificate '/nonexistent/cert.pfx'" },
         { "Falconet:Endpoints:Secure:Sni:a.test:SslProtocols", "Tls13", "Falconet:Endpoints:Secure:Sni:a.test:SslProtocols: Falconet takes this setting per endpoint" },

@@ -108,6 +108,37 @@ public sealed class GenericHostTests
     }
 
     [Fact(Timeout = TestTimeouts.TestMilliseconds)]
+    public async Task An_endpoint_configured_with_the_Auto_engine_or_none_runs_Auto_and_logs_the_engine_it_chose()
+    {
+        await WithServerPemAsync(async (certificate, key) =>
+        {
+            var logs = new CapturingLoggerProvider();
+            using IHost host = Build(new()
+            {
+                ["Falconet:Endpoints:Named:Url"] = "https://127.0.0.1:0",
+                ["Falconet:Endpoints:Named:Certificate:Path"] = certificate,
+                ["Falconet:Endpoints:Named:Certificate:KeyPath"] = key,
+                ["Falconet:Endpoints:Named:TlsEngine"] = "Auto",
+                ["Falconet:Endpoints:Unnamed:Url"] = "https://127.0.0.1:0",
+                ["Falconet:Endpoints:Unnamed:Certificate:Path"] = certificate,
+                ["Falconet:Endpoints:Unnamed:Certificate:KeyPath"] = key,
+            }, builder => builder.Logging.AddProvider(logs));
+            await host.StartAsync().WaitAsync(TestTimeouts.Operation);
+            FalconetServer server = host.Services.GetRequiredService<FalconetHostedService>().Server!;
+            server.Options.HttpsEndpoints.Select(e => e.Tls.Engine).ShouldBe([TlsEngine.Auto, TlsEngine.Auto]);
+            foreach (System.Net.IPEndPoint endpoint in server.BoundHttpsEndpoints)
+            {
+                using RawClient client = RawClient.ConnectTls(endpoint);
+                await client.SendAsync("GET / HTTP/1.1\r\nHost: test\r\n\r\n");
+                (await client.ReadResponseAsync()).BodyText.ShouldBe("hello from the generic host");
+                logs.Entries.ShouldContain(e => e.Message == $"HTTPS on https://{endpoint}: TLS engine OpenSsl (auto)");
+            }
+
+            await host.StopAsync().WaitAsync(TestTimeouts.Operation);
+        });
+    }
+
+    [Fact(Timeout = TestTimeouts.TestMilliseconds)]
     public async Task The_server_logs_through_the_hosts_logger_factory()
     {
         var logs = new CapturingLoggerProvider();

@@ -17,6 +17,12 @@ internal static partial class TlsLog
     [LoggerMessage(EventId = 402, Level = LogLevel.Information, Message = "Listening on {EndPoint} (HTTPS){Details}")]
     public static partial void ListeningHttps(ILogger logger, EndPoint endPoint, string details);
 
+    [LoggerMessage(EventId = 404, Level = LogLevel.Information, Message = "HTTPS on {Url}: TLS engine {Engine} ({Choice})")]
+    public static partial void EngineChosen(ILogger logger, string url, Server.TlsEngine engine, string choice);
+
+    [LoggerMessage(EventId = 405, Level = LogLevel.Information, Message = "HTTPS on {Url}: TLS engine SslStream (auto), not OpenSsl: {Reason}")]
+    public static partial void EngineFellBack(ILogger logger, string url, string reason);
+
     [LoggerMessage(EventId = 403, Level = LogLevel.Warning, Message = "Stopped while {Count} TLS handshakes were still running; their connections were aborted")]
     public static partial void HandshakesAborted(ILogger logger, int count);
 }

@@ -59,12 +59,20 @@ public sealed class TlsServerOptions
     public int MaxBytesInFlight { get; set; } = DefaultMaxBytesInFlight;
 
     /// <summary>
-    /// What runs the TLS protocol (default <see cref="TlsEngine.SslStream"/>). <see cref="TlsEngine.OpenSsl"/> calls the
-    /// system's OpenSSL 3 directly, with every option of this class; on a platform without <c>libssl.so.3</c> (not Linux),
-    /// or with an option OpenSSL cannot express (a gap in <see cref="EnabledProtocols"/>, a private key that cannot be
-    /// exported), the server's start fails with a message naming it.
+    /// What runs the TLS protocol (default <see cref="TlsEngine.Auto"/>: the OpenSSL engine where it can run and honour every
+    /// option here, otherwise SslStream, with the reason logged when the server starts). <see cref="TlsEngine.OpenSsl"/>
+    /// calls the system's OpenSSL 3 directly, with every option of this class; on a platform without <c>libssl.so.3</c> (not
+    /// Linux), or with an option OpenSSL cannot express (a gap in <see cref="EnabledProtocols"/>, a private key that cannot
+    /// be exported), the server's start fails with a message naming it. <see cref="TlsEngine.SslStream"/> runs .NET's
+    /// SslStream everywhere.
     /// </summary>
-    public TlsEngine Engine { get; set; }
+    public TlsEngine Engine { get; set; } = TlsEngine.Auto;
+
+    /// <summary>
+    /// Tests only: when set, <see cref="TlsEngine.Auto"/> takes OpenSSL as unavailable for this reason, as it does on a
+    /// machine without <c>libssl.so.3</c> (the process-wide switch is the environment variable <c>FALCONET_TLS_OPENSSL=0</c>).
+    /// </summary>
+    internal string? OpenSslUnavailableReason { get; set; }
 
     /// <summary>The default of <see cref="MaxBytesInFlight"/>.</summary>
     public const int DefaultMaxBytesInFlight = 128 * 1024;
@@ -103,6 +111,7 @@ public sealed class TlsServerOptions
         HandshakeTimeout = HandshakeTimeout,
         MaxBytesInFlight = MaxBytesInFlight,
         Engine = Engine,
+        OpenSslUnavailableReason = OpenSslUnavailableReason,
         ApplicationProtocols = new List<SslApplicationProtocol>(ApplicationProtocols ?? []),
     };
 

@@ -13,7 +13,7 @@ namespace Falconet.Transport.Tls;
 /// <summary>
 /// The TLS settings of one started HTTPS endpoint: SslStream options prepared once per certificate (chain built,
 /// ALPN, protocols, client-certificate policy) and picked per handshake from the ClientHello; or, for the OpenSSL engine,
-/// its contexts (<see cref="OpenSsl"/>).
+/// its contexts (<see cref="OpenSsl"/>). <see cref="TlsEngine.Auto"/> is resolved here, once per endpoint (<see cref="Engine"/>).
 /// </summary>
 internal sealed class TlsServerSettings
 {
@@ -38,15 +38,30 @@ internal sealed class TlsServerSettings
         {
             OpenSsl = new OpenSslServerContext(options, options.ApplicationProtocols);
         }
-        else if (options.ServerCertificateSelector is null)
+        else if (options.Engine == TlsEngine.Auto)
+        {
+            (OpenSsl, AutoFallbackReason) = TryOpenSsl(options);
+        }
+
+        Engine = OpenSsl is null ? TlsEngine.SslStream : TlsEngine.OpenSsl;
+        if (OpenSsl is null && options.ServerCertificateSelector is null)
         {
             _fixed = Prepare(options.ServerCertificate!);
         }
-        else
+        else if (OpenSsl is null)
         {
             _selected = new ConcurrentDictionary<X509Certificate2, SslServerAuthenticationOptions>(ReferenceEqualityComparer.Instance);
         }
     }
+
+    /// <summary>The engine the endpoint runs: <see cref="TlsServerOptions.Engine"/>, or what <see cref="TlsEngine.Auto"/> chose.</summary>
+    public TlsEngine Engine { get; }
+
+    /// <summary>Whether the engine was chosen by <see cref="TlsEngine.Auto"/>.</summary>
+    public bool ChosenAutomatically => _options.Engine == TlsEngine.Auto;
+
+    /// <summary>Why <see cref="TlsEngine.Auto"/> chose SslStream rather than OpenSSL; null when it chose OpenSSL or the engine was named.</summary>
+    public string? AutoFallbackReason { get; }
 
     /// <summary>The OpenSSL contexts when the endpoint runs the OpenSSL engine (<see cref="TlsServerOptions.Engine"/>); null for SslStream.</summary>
     public OpenSslServerContext? OpenSsl { get; }
@@ -60,6 +75,37 @@ internal sealed class TlsServerSettings
     /// <summary>The SslStream callback: options for the host name of the ClientHello; the state is the <see cref="TlsHandshake"/>.</summary>
     public static readonly ServerOptionsSelectionCallback SelectOptions = static (_, hello, state, _) =>
         ValueTask.FromResult(((TlsHandshake)state!).SelectOptions(hello.ServerName));
+
+    /// <summary>
+    /// What <see cref="TlsEngine.Auto"/> runs: the OpenSSL contexts when the engine can run here and honour every option, built
+    /// with the same checks as for <see cref="TlsEngine.OpenSsl"/>; otherwise none (SslStream) and why.
+    /// </summary>
+    private static (OpenSslServerContext? Context, string? WhyNot) TryOpenSsl(TlsServerOptions options)
+    {
+        string? whyNot = options.OpenSslUnavailableReason ?? OpenSslSupport.SwitchedOffReason ?? OpenSslSupport.UnavailableReason;
+        if (whyNot is null && options.ServerCertificateSelector is not null)
+        {
+            // Its certificates are known only per handshake, too late to fall back if OpenSSL cannot use one (a key that
+            // cannot be exported): SslStream serves whatever it returns, as it did before Auto.
+            whyNot = "a ServerCertificateSelector picks the certificate per handshake, so whether OpenSSL can use it is not known at start " +
+                "(set TlsServerOptions.Engine to OpenSsl to run the OpenSSL engine with it)";
+        }
+
+        if (whyNot is not null)
+        {
+            return (null, whyNot);
+        }
+
+        try
+        {
+            return (new OpenSslServerContext(options, options.ApplicationProtocols), null);
+        }
+        catch (InvalidOperationException exception)
+        {
+            // An option OpenSSL cannot honour (a protocol set, a certificate or key it cannot take): named in the message.
+            return (null, exception.Message);
+        }
+    }
 
     /// <summary>The options for a client that asked for <paramref name="hostName"/>; null when no certificate serves it.</summary>
     public SslServerAuthenticationOptions? For(string? hostName)

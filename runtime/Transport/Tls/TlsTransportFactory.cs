@@ -32,6 +32,22 @@ internal sealed class TlsTransportFactory : ITransportFactory
         _context = context;
     }
 
+    /// <summary>The endpoint's TLS settings, with the engine it runs (<see cref="TlsServerSettings.Engine"/>).</summary>
+    public TlsServerSettings Settings => _settings;
+
+    /// <summary>Logs the engine the endpoint runs, and why not OpenSSL when <see cref="TlsEngine.Auto"/> chose SslStream (once per endpoint, at start).</summary>
+    public void LogEngine(string url)
+    {
+        if (_settings.AutoFallbackReason is { } reason)
+        {
+            TlsLog.EngineFellBack(_context.Logger, url, reason);
+        }
+        else
+        {
+            TlsLog.EngineChosen(_context.Logger, url, _settings.Engine, _settings.ChosenAutomatically ? "auto" : "TlsServerOptions.Engine");
+        }
+    }
+
     public IReadOnlyList<SlabMemoryPool> Pools => _inner.Pools;
 
     /// <summary>The inner transport's refusals: the decorator's own limit is its acceptor's (<see cref="IConnectionAdmission"/>).</summary>

@@ -22,7 +22,10 @@ public abstract class ServerTests
     /// <summary>True for the classes that run the suite over TLS (<c>…OverTls</c>): the server listens on HTTPS only.</summary>
     protected virtual bool Https => false;
 
-    /// <summary>The TLS engine of every HTTPS endpoint of the class's servers (the <c>…OnOpenSsl</c> classes choose OpenSSL).</summary>
+    /// <summary>
+    /// The TLS engine of every HTTPS endpoint of the class's servers: SslStream, named, unless the class chooses another (the
+    /// <c>…OnOpenSsl</c> classes OpenSSL, <c>TlsAutoEngineTests</c> Auto).
+    /// </summary>
     protected virtual TlsEngine TlsEngine => TlsEngine.SslStream;
 
     /// <summary>Starts a <see cref="TestServer"/> on <see cref="Transport"/>; <paramref name="configure"/> runs after the transport is set.</summary>
@@ -46,12 +49,11 @@ public abstract class ServerTests
             }
 
             configure?.Invoke(options);
-            if (TlsEngine != TlsEngine.SslStream)
+
+            // Named on every endpoint: the options' default (Auto) would run OpenSSL here, and the suites mean SslStream.
+            foreach (HttpsEndpoint endpoint in options.HttpsEndpoints)
             {
-                foreach (HttpsEndpoint endpoint in options.HttpsEndpoints)
-                {
-                    endpoint.Tls.Engine = TlsEngine;
-                }
+                endpoint.Tls.Engine = TlsEngine;
             }
         }, trackLeaks);
 

@@ -15,10 +15,14 @@ namespace Falconet.Http.Tests.Samples;
 public sealed partial class PlaintextSampleProcessTests
 {
     [Theory(Timeout = TestTimeouts.TestMilliseconds)]
-    [InlineData("sockets", "sslstream")]
-    [InlineData("libuv", "sslstream")]
-    [InlineData("libuv", "openssl")]
-    public async Task Sample_serves_HTTPS_to_curl_and_openssl_with_a_certificate_made_by_openssl(string transport, string tlsEngine)
+    [InlineData("sockets", "sslstream", null, "SslStream")]
+    [InlineData("libuv", "sslstream", null, "SslStream")]
+    [InlineData("libuv", "openssl", null, "OpenSsl")]
+    [InlineData("libuv", "auto", null, "OpenSsl")]
+    [InlineData("libuv", "auto", "0", "SslStream")]
+    [InlineData("sockets", "openssl", "0", "OpenSsl")]
+    public async Task Sample_serves_HTTPS_to_curl_and_openssl_with_a_certificate_made_by_openssl(string transport, string tlsEngine,
+        string? openSslSwitch, string runs)
     {
         string folder = Directory.CreateTempSubdirectory("falconet-https-").FullName;
         try
@@ -31,14 +35,19 @@ public sealed partial class PlaintextSampleProcessTests
                 "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=localhost",
                 "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1")).ExitCode.ShouldBe(0);
 
-            using (SampleProcess sample = SampleProcess.Start(descriptorLimit: null, "--port", "0", "--https-port", "0", "--https-cert", certificate, "--https-key", key, "--transport", transport,
-                "--tls-engine", tlsEngine))
+            // FALCONET_TLS_OPENSSL=0, the operator's switch, turns the OpenSSL engine off for auto only.
+            // Empty (not 0) where the case sets no switch, whatever this process's environment holds.
+            var environment = new System.Collections.Generic.Dictionary<string, string> { ["FALCONET_TLS_OPENSSL"] = openSslSwitch ?? string.Empty };
+
+            using (SampleProcess sample = SampleProcess.StartWithHook(descriptorLimit: null, startupHook: null, environment, normalScheduling: false,
+                "--port", "0", "--https-port", "0", "--https-cert", certificate, "--https-key", key, "--transport", transport, "--tls-engine", tlsEngine))
             {
                 await sample.WaitUntilListeningAsync();
                 using var timeout = new CancellationTokenSource(TestTimeouts.Operation);
                 string? httpsLine = await sample.Process.StandardOutput.ReadLineAsync(timeout.Token);
                 Match listening = HttpsListeningLine().Match(httpsLine ?? string.Empty);
                 listening.Success.ShouldBeTrue($"unexpected second line: {httpsLine}");
+                httpsLine.ShouldEndWith($" with the {runs} TLS engine");
                 string port = listening.Groups["port"].Value;
 
                 // curl checks the chain against the certificate file and the name against its subjectAltName.

@@ -236,13 +236,14 @@ public sealed class PlaintextSampleTests
 
     [Theory]
     [InlineData("sslstream", TlsEngine.SslStream)]
+    [InlineData("Auto", TlsEngine.Auto)]
     [InlineData("OpenSSL", TlsEngine.OpenSsl)]
     public void The_TLS_engine_is_parsed(string value, TlsEngine expected)
     {
         SampleArguments.TryParse(new[] { "--tls-engine", value }, out SampleArguments? parsed, out _).ShouldBeTrue();
         parsed!.TlsEngine.ShouldBe(expected);
         SampleArguments.TryParse(Array.Empty<string>(), out SampleArguments? defaults, out _).ShouldBeTrue();
-        defaults!.TlsEngine.ShouldBe(TlsEngine.SslStream);
+        defaults!.TlsEngine.ShouldBe(TlsEngine.Auto);
     }
 
     [Theory]

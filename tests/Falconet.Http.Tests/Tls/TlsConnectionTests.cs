@@ -26,7 +26,7 @@ namespace Falconet.Http.Tests.Tls;
 /// </summary>
 public class TlsConnectionTests
 {
-    private static readonly TlsServerSettings s_settings = new(new TlsServerOptions { ServerCertificate = TestCertificates.Server }, TimeProvider.System);
+    private static readonly TlsServerSettings s_settings = new(new TlsServerOptions { ServerCertificate = TestCertificates.Server, Engine = TlsEngine.SslStream }, TimeProvider.System);
 
     private static readonly ServerOptionsSelectionCallback s_select = static (_, _, _, _) => ValueTask.FromResult(s_settings.For(null)!);
 

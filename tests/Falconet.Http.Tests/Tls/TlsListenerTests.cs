@@ -156,7 +156,7 @@ public class TlsListenerTests
             CountingTransportFactory counting = CountingTransportFactory.Over(kind);
             var context = new ListenerContext(TimeProvider.System, TimeSpan.FromSeconds(1),
                 (logs ?? new RecordingLoggerFactory()).CreateLogger("tls"), Admission: null);
-            var factory = new TlsTransportFactory(counting, new TlsServerOptions { ServerCertificate = TestCertificates.Server }, context);
+            var factory = new TlsTransportFactory(counting, new TlsServerOptions { ServerCertificate = TestCertificates.Server, Engine = TlsEngine.SslStream }, context);
             factory.Pools.ShouldBe(counting.Pools);
             IConnectionListener listener = await factory.BindAsync(new IPEndPoint(IPAddress.Loopback, 0));
             return new Decorated(counting, listener);

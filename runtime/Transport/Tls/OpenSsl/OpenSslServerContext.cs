@@ -34,16 +34,10 @@ internal sealed unsafe class OpenSslServerContext
     /// <exception cref="InvalidOperationException">An option the engine cannot honour, named.</exception>
     public OpenSslServerContext(TlsServerOptions options, IList<SslApplicationProtocol> applicationProtocols)
     {
-        if (!OperatingSystem.IsLinux())
+        if (OpenSslSupport.UnavailableReason is { } unavailable)
         {
             throw new InvalidOperationException(
-                "TlsServerOptions.Engine is OpenSsl, which calls the system's libssl.so.3 and runs on Linux only; choose TlsEngine.SslStream on this platform.");
-        }
-
-        if (!NativeLibrary.TryLoad("libssl.so.3", out _) || !NativeLibrary.TryLoad("libcrypto.so.3", out _))
-        {
-            throw new InvalidOperationException(
-                "TlsServerOptions.Engine is OpenSsl, but OpenSSL 3 (libssl.so.3, libcrypto.so.3; Debian and Ubuntu package libssl3) is not installed.");
+                $"TlsServerOptions.Engine is OpenSsl, which calls the system's libssl.so.3, but {unavailable}; choose TlsEngine.SslStream (or Auto) on this machine.");
         }
 
         _options = options;
@@ -254,7 +248,7 @@ internal sealed unsafe class OpenSslServerContext
             // that holds no private half .NET can read (one kept by a hardware module or an OpenSSL provider).
             throw new InvalidOperationException(
                 $"The private key of the certificate '{certificate.Subject}' (thumbprint {certificate.Thumbprint}) cannot be exported, which " +
-                $"TlsServerOptions.Engine OpenSsl needs to hand it to OpenSSL; choose TlsEngine.SslStream for a key that stays in its store: {exception.Message}", exception);
+                $"the OpenSSL engine needs to hand it to OpenSSL (a key that stays in its store needs TlsEngine.SslStream, which TlsEngine.Auto falls back to): {exception.Message}", exception);
         }
     }
 
