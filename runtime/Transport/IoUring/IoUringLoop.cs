@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics;
 using System.Runtime.InteropServices;
 using System.Threading;
 using Falconet.Buffers;
@@ -280,6 +281,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
         IoUringRing ring = _ring!;
         while (true)
         {
+            long turnStart = _batchedTurnWait != 0 ? Stopwatch.GetTimestamp() : 0;
             uint reaped = ReapCompletions(ring);
             RunQueued();
             if (_stopping && _registered == 1)
@@ -301,11 +303,13 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
             uint waitFor = ring.HasCompletions || HasQueuedWork ? 0u : 1u;
             Enters++;
             int result;
-            if (waitFor != 0 && reaped > 1 && _batchedTurnWait != 0)
+            uint batchWait = waitFor != 0 && reaped > 1 && _batchedTurnWait != 0 ? BatchWait(turnStart) : 0;
+            if (batchWait != 0)
             {
-                // A busy turn: the next one waits for about as many completions, or for the batch wait once one is ready.
+                // A busy turn: the next one waits for about as many completions, or, once one is ready, for as long as this
+                // turn worked (at most the configured wait), so a response waits at most about one turn's work for company.
                 BatchedWaits++;
-                result = ring.SubmitAndWaitBatch(Math.Min(reaped, MaxBatch), _batchedTurnWait);
+                result = ring.SubmitAndWaitBatch(Math.Min(reaped, MaxBatch), batchWait);
             }
             else
             {
@@ -317,6 +321,13 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
                 throw new IoUringException("io_uring_enter", -result);
             }
         }
+    }
+
+    /// <summary>The batched wait after a turn that began at <paramref name="turnStart"/>: the turn's own duration in whole microseconds, at most <see cref="_batchedTurnWait"/>; 0 for a turn shorter than a microsecond.</summary>
+    private uint BatchWait(long turnStart)
+    {
+        long worked = Stopwatch.GetElapsedTime(turnStart).Ticks / TimeSpan.TicksPerMicrosecond;
+        return (uint)Math.Min(worked, _batchedTurnWait);
     }
 
     /// <summary>Hands every ready completion to its owner; returns how many.</summary>

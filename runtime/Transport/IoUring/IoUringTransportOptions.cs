@@ -49,11 +49,11 @@ public sealed class IoUringTransportOptions
 
     /// <summary>
     /// Batched turns under load (default <see cref="TimeSpan.Zero"/>: off). After a turn of a loop that handled more than one
-    /// completion, the loop's next wait asks the kernel for as many completions again and returns early only once this long
-    /// has passed with at least one ready (<c>io_uring_enter</c>'s <c>min_wait_usec</c>, Linux 6.12): fewer, fuller turns
-    /// when many connections are busy, so fewer wake-ups and system calls per request, bought with up to this much
-    /// latency per response. A turn that handled one completion or none waits as before, so a lightly loaded loop answers at
-    /// once. At most 10 ms, whole microseconds; not with <see cref="SubmissionPolling"/>. On a kernel without the feature
+    /// completion, the loop's next wait asks the kernel for as many completions again and, once at least one is ready,
+    /// returns after as long as that turn worked, at most this long (<c>io_uring_enter</c>'s <c>min_wait_usec</c>, Linux
+    /// 6.12): fewer, fuller turns when many connections are busy, so fewer wake-ups and system calls per request, bought
+    /// with up to one turn's work (at most this long) of latency per response. A turn that handled one completion or none,
+    /// or worked less than a microsecond, waits as before, so a lightly loaded loop answers at once. At most 10 ms, whole microseconds; not with <see cref="SubmissionPolling"/>. On a kernel without the feature
     /// the transport fails to start with a message naming this option. See docs/runtime-io.md, "Batched turns".
     /// </summary>
     public TimeSpan BatchedTurnWait { get; set; }
