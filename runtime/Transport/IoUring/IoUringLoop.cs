@@ -64,6 +64,18 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
     /// <summary>The most completions a batched turn waits for.</summary>
     private const uint MaxBatch = 256;
 
+    /// <summary>The share of a window the loop's thread must have been on the CPU for its turns to start batching (<see cref="IoUringTransportOptions.BatchedTurnBusyShare"/>), and below which they stop.</summary>
+    private readonly double BusyToBatch, BusyToStop;
+
+    /// <summary>How long a window of the busy measure is, in <see cref="Stopwatch"/> ticks (2 ms).</summary>
+    private static readonly long BusyWindow = Stopwatch.Frequency / 500;
+
+    private static readonly double s_nanosecondsPerTick = 1e9 / Stopwatch.Frequency;
+
+    private long _windowStarted = Stopwatch.GetTimestamp();
+    private long _windowCpu;
+    private bool _batching;
+
     private bool _wakeArmed;
     private bool _wakeCancelled;
     private volatile bool _closedForPosts;
@@ -83,6 +95,8 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
         _sqPollIdle = (uint)options.SubmissionPollingIdle.TotalMilliseconds;
         SendsAtOnce = !options.SubmissionPolling;
         _batchedTurnWait = (uint)(options.BatchedTurnWait.Ticks / TimeSpan.TicksPerMicrosecond);
+        BusyToBatch = options.BatchedTurnBusyShare;
+        BusyToStop = Math.Max(0, BusyToBatch - 0.2);
         Staging = new IoUringSendStaging(Pool);
 
         // The ring is made on the loop thread: a single-issuer ring belongs to the thread that created it.
@@ -281,7 +295,6 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
         IoUringRing ring = _ring!;
         while (true)
         {
-            long turnStart = _batchedTurnWait != 0 ? Stopwatch.GetTimestamp() : 0;
             uint reaped = ReapCompletions(ring);
             RunQueued();
             if (_stopping && _registered == 1)
@@ -303,13 +316,9 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
             uint waitFor = ring.HasCompletions || HasQueuedWork ? 0u : 1u;
             Enters++;
             int result;
-            uint batchWait = waitFor != 0 && reaped > 1 && _batchedTurnWait != 0 ? BatchWait(turnStart) : 0;
-            if (batchWait != 0)
+            if (_batchedTurnWait != 0)
             {
-                // A busy turn: the next one waits for about as many completions, or, once one is ready, for as long as this
-                // turn worked (at most the configured wait), so a response waits at most about one turn's work for company.
-                BatchedWaits++;
-                result = ring.SubmitAndWaitBatch(Math.Min(reaped, MaxBatch), batchWait);
+                result = SubmitAndWaitMeasured(ring, waitFor, reaped);
             }
             else
             {
@@ -323,11 +332,38 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
         }
     }
 
-    /// <summary>The batched wait after a turn that began at <paramref name="turnStart"/>: the turn's own duration in whole microseconds, at most <see cref="_batchedTurnWait"/>; 0 for a turn shorter than a microsecond.</summary>
-    private uint BatchWait(long turnStart)
+    /// <summary>
+    /// With batched turns: enters the kernel as <see cref="RunTurns"/> does, and while the loop's thread was busy (on the CPU,
+    /// its own code and the kernel's work in its system calls) for at least <see cref="BusyToBatch"/> of the last window of
+    /// <see cref="BusyWindow"/>, a turn that reaped more than one completion waits for about as many, or for the batch wait
+    /// once one is ready. Below <see cref="BusyToStop"/> it stops, so light load waits as without the option. The thread's CPU
+    /// time is read once per window (one <c>clock_gettime</c>), the wall clock once per turn.
+    /// </summary>
+    private int SubmitAndWaitMeasured(IoUringRing ring, uint waitFor, uint reaped)
     {
-        long worked = Stopwatch.GetElapsedTime(turnStart).Ticks / TimeSpan.TicksPerMicrosecond;
-        return (uint)Math.Min(worked, _batchedTurnWait);
+        int result;
+        if (_batching && waitFor != 0 && reaped > 1)
+        {
+            BatchedWaits++;
+            result = ring.SubmitAndWaitBatch(Math.Min(reaped, MaxBatch), _batchedTurnWait);
+        }
+        else
+        {
+            result = ring.SubmitAndWait(waitFor);
+        }
+
+        long now = Stopwatch.GetTimestamp();
+        long wall = now - _windowStarted;
+        if (wall >= BusyWindow)
+        {
+            long cpu = ThreadCpuNanoseconds();
+            double busy = (cpu - _windowCpu) / (wall * s_nanosecondsPerTick);
+            _batching = _batching ? busy >= BusyToStop : busy >= BusyToBatch;
+            _windowStarted = now;
+            _windowCpu = cpu;
+        }
+
+        return result;
     }
 
     /// <summary>Hands every ready completion to its owner; returns how many.</summary>

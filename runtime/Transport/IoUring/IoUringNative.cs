@@ -314,6 +314,17 @@ internal static unsafe partial class IoUringNative
     [LibraryImport(Libc, EntryPoint = "munmap", SetLastError = true)]
     public static partial int Munmap(nint address, nuint length);
 
+    [LibraryImport(Libc, EntryPoint = "clock_gettime")]
+    private static partial int ClockGetTime(int clock, KernelTimespec* time);
+
+    /// <summary>The calling thread's CPU time (user and system) in nanoseconds (<c>CLOCK_THREAD_CPUTIME_ID</c>); 0 if it cannot be read.</summary>
+    public static long ThreadCpuNanoseconds()
+    {
+        const int ClockThreadCpuTime = 3;
+        KernelTimespec time;
+        return ClockGetTime(ClockThreadCpuTime, &time) == 0 ? (time.Seconds * 1_000_000_000) + time.Nanoseconds : 0;
+    }
+
     [LibraryImport(Libc, EntryPoint = "eventfd", SetLastError = true)]
     public static partial int EventFd(uint initialValue, int flags);
 

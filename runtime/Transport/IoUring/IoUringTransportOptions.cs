@@ -48,15 +48,19 @@ public sealed class IoUringTransportOptions
     public bool SubmissionPolling { get; set; }
 
     /// <summary>
-    /// Batched turns under load (default <see cref="TimeSpan.Zero"/>: off). After a turn of a loop that handled more than one
-    /// completion, the loop's next wait asks the kernel for as many completions again and, once at least one is ready,
-    /// returns after as long as that turn worked, at most this long (<c>io_uring_enter</c>'s <c>min_wait_usec</c>, Linux
-    /// 6.12): fewer, fuller turns when many connections are busy, so fewer wake-ups and system calls per request, bought
-    /// with up to one turn's work (at most this long) of latency per response. A turn that handled one completion or none,
-    /// or worked less than a microsecond, waits as before, so a lightly loaded loop answers at once. At most 10 ms, whole microseconds; not with <see cref="SubmissionPolling"/>. On a kernel without the feature
-    /// the transport fails to start with a message naming this option. See docs/runtime-io.md, "Batched turns".
+    /// Batched turns under load (default <see cref="TimeSpan.Zero"/>: off). While a loop's thread has been on the CPU (its
+    /// code and the kernel's work in its system calls) for at least 60 % of the last 2 ms, a turn that handled more than one completion makes the loop's next wait ask the kernel for as
+    /// many completions again, returning early only once this long has passed with at least one ready
+    /// (<c>io_uring_enter</c>'s <c>min_wait_usec</c>, Linux 6.12): fewer, fuller turns when many connections are busy, so
+    /// fewer wake-ups and system calls per request, bought with up to this much latency per response. A loop busy less
+    /// than 40 % of the time waits as without the option, so light load keeps its latency. At most 10 ms, whole
+    /// microseconds; not with <see cref="SubmissionPolling"/>. On a kernel without the feature the transport fails to start
+    /// with a message naming this option. See docs/runtime-io.md, "Batched turns".
     /// </summary>
     public TimeSpan BatchedTurnWait { get; set; }
+
+    /// <summary>Tests only: the share of a window a loop must be busy for <see cref="BatchedTurnWait"/> to start batching (default 0.6; it stops 0.2 below).</summary>
+    internal double BatchedTurnBusyShare { get; set; } = 0.6;
 
     /// <summary>
     /// How often a graceful close that still has a staged send in the kernel looks for the peer's progress (default 5 s):
