@@ -140,7 +140,7 @@ add("falconet-iouring-sqpoll", "Falconet (io_uring, SQPOLL)", "falconet",
     "samples/Plaintext with the io_uring transport and submission polling (a kernel thread per ring takes submissions)",
     {"http1", "https", "h2c"}, falconet("--iouring-sqpoll"), _sample_supports("iouring"), stats=True, mode="inline")
 add("falconet-iouring-batch", "Falconet (io_uring, batched turns)", "falconet",
-    "samples/Plaintext with the io_uring transport and batched turns: after a turn of more than one completion the next waits for as many, or, once one is ready, as long as that turn worked, at most 100 µs (IoUringTransportOptions.BatchedTurnWait)",
+    "samples/Plaintext with the io_uring transport and batched turns: while the loop's thread is busy, a turn of more than one completion makes the next wait for as many, or 100 µs once one is ready (IoUringTransportOptions.BatchedTurnWait)",
     {"http1", "https", "h2c"}, falconet("--iouring-batch-wait", "100"), _sample_supports("iouring"), stats=True, mode="inline")
 
 

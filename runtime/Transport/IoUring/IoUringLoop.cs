@@ -72,7 +72,7 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
 
     private static readonly double s_nanosecondsPerTick = 1e9 / Stopwatch.Frequency;
 
-    private long _windowStarted = Stopwatch.GetTimestamp();
+    private long _windowStarted;
     private long _windowCpu;
     private bool _batching;
 
@@ -276,6 +276,8 @@ internal sealed unsafe class IoUringLoop : TransportLoop, IIoUringOperations
         }
 
         _started.Set();
+        _windowStarted = Stopwatch.GetTimestamp();
+        _windowCpu = _batchedTurnWait != 0 ? ThreadCpuNanoseconds() : 0;
         try
         {
             RunTurns();
