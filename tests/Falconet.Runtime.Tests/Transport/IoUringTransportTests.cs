@@ -163,10 +163,16 @@ public sealed class IoUringTransportTests : LoopTransportTests
         });
         await using TransportHarness harness = await TransportHarness.StartAsync(factory);
         (factory.Loops[0].RingFlags & IoUringNative.SetupSqPoll).ShouldBe(IoUringNative.SetupSqPoll);
-        (Socket client, TransportConnection server) = await harness.ConnectAsync();
-        Task echo = TransportHarness.EchoAsync(server);
 
         // Pauses longer than the polling thread's idle time: it sleeps in between and must be woken.
+        await EchoWithPausesAsync(harness, TimeSpan.FromMilliseconds(50));
+    }
+
+    /// <summary>Five round trips of one connection, each followed by <paramref name="pause"/>, then the client's close and the echo's end.</summary>
+    private static async Task EchoWithPausesAsync(TransportHarness harness, TimeSpan pause)
+    {
+        (Socket client, TransportConnection server) = await harness.ConnectAsync();
+        Task echo = TransportHarness.EchoAsync(server);
         for (int i = 0; i < 5; i++)
         {
             byte[] payload = BitConverter.GetBytes(i);
@@ -174,7 +180,7 @@ public sealed class IoUringTransportTests : LoopTransportTests
             byte[] echoed = new byte[payload.Length];
             await TransportHarness.ReceiveExactlyAsync(client, echoed).WaitAsync(Step);
             echoed.ShouldBe(payload);
-            await Task.Delay(50);
+            await Task.Delay(pause);
         }
 
         client.Shutdown(SocketShutdown.Send);
@@ -447,20 +453,6 @@ public sealed class IoUringTransportTests : LoopTransportTests
         factory.Loops[0].BatchedWaits.ShouldBeGreaterThan(0, "busy turns must have waited for a batch");
 
         // A lone connection after the burst: a turn of one completion waits as usual, so each pause ends with its answer.
-        (Socket lone, TransportConnection loneServer) = await harness.ConnectAsync();
-        Task loneEcho = TransportHarness.EchoAsync(loneServer);
-        for (int i = 0; i < 5; i++)
-        {
-            byte[] payload = BitConverter.GetBytes(i);
-            await TransportHarness.SendAllAsync(lone, payload);
-            byte[] echoed = new byte[payload.Length];
-            await TransportHarness.ReceiveExactlyAsync(lone, echoed).WaitAsync(Step);
-            echoed.ShouldBe(payload);
-            await Task.Delay(20);
-        }
-
-        lone.Shutdown(SocketShutdown.Send);
-        await loneEcho.WaitAsync(Step);
-        lone.Dispose();
+        await EchoWithPausesAsync(harness, TimeSpan.FromMilliseconds(20));
     }
 }
