@@ -4,7 +4,7 @@
 # start, peak and end, file descriptors (and sockets among them) at start and end, and pool blocks outstanding after the
 # stop (must be 0).
 #
-#   benchmarks/soak/soak.sh [--tls sslstream|openssl] [seconds=300] [transport=sockets|libuv|iouring] [idle_seconds=60]
+#   benchmarks/soak/soak.sh [--tls auto|sslstream|openssl] [seconds=300] [transport=sockets|libuv|iouring] [idle_seconds=60]
 #
 # With --tls the same mix runs over HTTPS, plus TLS's own hostile clients (garbage instead of a ClientHello, handshakes
 # that stop half-way, records cut short or failing authentication after the handshake, closes with and without
@@ -38,7 +38,7 @@ sample_options=(--transport "$transport")
 scheme="plain HTTP"
 case "$engine" in
   "") ;;
-  sslstream|openssl)
+  auto|sslstream|openssl)
     if [ "$idle" -lt 12 ]; then
       echo "--tls needs idle_seconds of at least 12 (the sample's TLS handshake timeout is 10 s), not $idle" >&2
       exit 2
@@ -49,7 +49,7 @@ case "$engine" in
     client_options=(--tls)
     scheme="HTTPS with the $engine TLS engine"
     ;;
-  *) echo "--tls takes sslstream or openssl, not '$engine'" >&2; exit 2 ;;
+  *) echo "--tls takes auto, sslstream or openssl, not '$engine'" >&2; exit 2 ;;
 esac
 
 build
